@@ -1,0 +1,159 @@
+// Package trace defines the scheduler event stream that is schedlab's
+// interface between producers (the simulator, the host recorder, a trace file
+// a user brings) and consumers (latency analysis, trace writers).
+//
+// The events mirror the kernel's sched tracepoints (sched_waking,
+// sched_wakeup, sched_wakeup_new, sched_switch, sched_process_fork,
+// sched_process_exit, sched_migrate_task) plus application marks that a
+// workload writes (a timer's expiry, the start of its callback). A consumer
+// never asks where an event came from.
+//
+// Event is a plain value with no pointers to producer state, so a producer can
+// hand the same stack variable to a Sink for every event without allocating.
+package trace
+
+// Kind says which tracepoint an Event stands for.
+type Kind uint8
+
+const (
+	Waking    Kind = iota + 1 // sched_waking: a wakeup starts (PID is the wakee)
+	Wakeup                    // sched_wakeup: the wakee is on a run queue
+	WakeupNew                 // sched_wakeup_new: a new task is on a run queue
+	Switch                    // sched_switch: PID leaves the CPU, NextPID takes it
+	Fork                      // sched_process_fork: PID created ChildPID
+	Exit                      // sched_process_exit: PID is gone
+	Migrate                   // sched_migrate_task: PID moves OrigCPU → DestCPU
+	Mark                      // an application mark (see MarkKind)
+)
+
+var kindNames = [...]string{
+	Waking:    "sched_waking",
+	Wakeup:    "sched_wakeup",
+	WakeupNew: "sched_wakeup_new",
+	Switch:    "sched_switch",
+	Fork:      "sched_process_fork",
+	Exit:      "sched_process_exit",
+	Migrate:   "sched_migrate_task",
+	Mark:      "mark",
+}
+
+// String returns the tracepoint name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// MarkKind says what an application mark records.
+type MarkKind uint8
+
+const (
+	// TimerExpiry: timer Timer expired for the Seq-th time; Expected is the
+	// expiry the timer was programmed for. On the simulator TS == Expected.
+	TimerExpiry MarkKind = iota + 1
+	// CallbackStart: the code that expiry Seq of Timer notifies starts
+	// running (the SIGEV_THREAD callback, or the task that waited on the
+	// timer). TS minus the expiry's Expected is one timer-latency sample.
+	CallbackStart
+	// TimerMissed: expiry Seq of Timer found the previous one undelivered
+	// (a POSIX timer overrun, or an rt-app timer reached after its expiry).
+	TimerMissed
+)
+
+var markNames = [...]string{
+	TimerExpiry:   "timer_expiry",
+	CallbackStart: "callback_start",
+	TimerMissed:   "timer_missed",
+}
+
+// String returns the mark's name as it appears in ftrace text.
+func (m MarkKind) String() string {
+	if int(m) < len(markNames) && markNames[m] != "" {
+		return markNames[m]
+	}
+	return "unknown"
+}
+
+// TaskState is a task's state as sched_switch reports prev_state.
+type TaskState uint8
+
+const (
+	Running       TaskState = iota // R: runnable (preempted when it leaves a CPU)
+	Sleeping                       // S: interruptible sleep
+	Uninterruptible                // D
+	Dead                           // X: exiting
+)
+
+// Letter returns the state's prev_state letter.
+func (s TaskState) Letter() string {
+	switch s {
+	case Running:
+		return "R"
+	case Sleeping:
+		return "S"
+	case Uninterruptible:
+		return "D"
+	case Dead:
+		return "X"
+	}
+	return "?"
+}
+
+// Event is one scheduler event. Which fields are meaningful depends on Kind;
+// the rest are zero. PID 0 is the idle task ("swapper"). Times are
+// nanoseconds since the start of the recording.
+type Event struct {
+	TS   int64
+	CPU  int32
+	Kind Kind
+
+	PID  int32 // wakee, prev, parent, exiting or migrating task, marker writer
+	Comm string
+	Prio int32 // kernel priority: 120+nice for fair tasks
+
+	// Waking, Wakeup, WakeupNew: the CPU the task is queued on.
+	TargetCPU int32
+
+	// Switch: the previous task's state and the next task.
+	PrevState TaskState
+	NextPID   int32
+	NextComm  string
+	NextPrio  int32
+
+	// Fork: the child.
+	ChildPID  int32
+	ChildComm string
+
+	// Migrate.
+	OrigCPU, DestCPU int32
+
+	// Mark.
+	Mark     MarkKind
+	Timer    int32 // timer identifier, unique in one recording
+	Seq      int64 // expiry number of that timer, from 1
+	Expected int64 // TimerExpiry: the programmed expiry time (ns)
+}
+
+// Sink consumes events in time order. The Event is only valid during the
+// call: a Sink that keeps it must copy it.
+type Sink interface {
+	Event(e *Event)
+}
+
+// Tee is a Sink that hands every event to each of its sinks in order.
+type Tee []Sink
+
+// Event implements Sink.
+func (t Tee) Event(e *Event) {
+	for _, s := range t {
+		s.Event(e)
+	}
+}
+
+// Recorder is a Sink that keeps a copy of every event, for tests and for
+// writers that need the whole stream.
+type Recorder struct{ Events []Event }
+
+// Event implements Sink.
+func (r *Recorder) Event(e *Event) { r.Events = append(r.Events, *e) }
