@@ -79,10 +79,10 @@ func (m MarkKind) String() string {
 type TaskState uint8
 
 const (
-	Running       TaskState = iota // R: runnable (preempted when it leaves a CPU)
-	Sleeping                       // S: interruptible sleep
-	Uninterruptible                // D
-	Dead                           // X: exiting
+	Running         TaskState = iota // R: runnable (preempted when it leaves a CPU)
+	Sleeping                         // S: interruptible sleep
+	Uninterruptible                  // D
+	Dead                             // X: exiting
 )
 
 // Letter returns the state's prev_state letter.
