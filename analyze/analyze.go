@@ -1,0 +1,311 @@
+// Package analyze turns a trace.Event stream into the run report's latency
+// statistics. It does not know where the events came from (the simulator,
+// the host's tracefs, a user's trace file), so it tolerates partial streams:
+// events before a task's first switch, switch-ins never preceded by a
+// wakeup, wakeups of a task that is already running, marks without their
+// partner, and PIDs reused after an exit.
+//
+// Definitions (all times in nanoseconds):
+//
+//   - Timer latency: for each CallbackStart mark, the TimerExpiry mark with
+//     the same (Timer, Seq) is found and the sample is CallbackStart.TS minus
+//     TimerExpiry.Expected. A CallbackStart with no such expiry (or whose
+//     expiry already produced a sample) is counted as unmatched, not sampled.
+//     Missed timer events are the number of TimerMissed marks.
+//
+//   - Wakeup latency: from a task's Waking (or WakeupNew for a new task) to
+//     the first Switch whose NextPID is that task. Traces from kernels
+//     without sched_waking start the interval at Wakeup instead: a Wakeup
+//     starts it only when no Waking for the task is pending. A wakeup of a
+//     task that is on a CPU, or already runnable because it was preempted,
+//     is ignored. Intervals still open when the stream ends are not samples.
+//
+//   - Delay (perf sched latency's): from a wakeup as above, or from the
+//     moment the task was preempted (a Switch with PID == task and
+//     PrevState == trace.Running), to its next switch-in. Each task row has
+//     the average and maximum delay and the interval of the maximum.
+//
+//   - Runtime: the sum of switch-out TS minus switch-in TS; a task on a CPU
+//     when the stream ends counts up to the end time given to Finish.
+//     Switches is the number of switch-ins.
+//
+// A task is a PID generation, not a PID: a Fork's child always starts a new
+// task, and so does any Waking, Wakeup, WakeupNew, Exit or Fork naming a PID
+// whose task has exited (sched_process_exit) or left a CPU dead (PrevState
+// == trace.Dead). Between its Exit and its dead switch-out a task may still
+// be preempted and switched back in, so Switch and Migrate events keep the
+// PID's current task. PID 0 is the idle task and never reported. A task gets
+// a row once it appears in a Switch; its Comm is the newest comm the events
+// gave it (Comm, NextComm, ChildComm). Rows are not merged by comm.
+package analyze
+
+import (
+	"cmp"
+	"slices"
+
+	"schedlab/trace"
+)
+
+// TaskRow is one task's line of the report, like a row of perf sched latency.
+type TaskRow struct {
+	Comm                       string
+	PID                        int32
+	Runtime                    int64 // ns
+	Switches                   int
+	Delays                     int     // number of delay intervals measured
+	AvgDelay                   float64 // ns
+	MaxDelay                   int64   // ns
+	MaxDelayStart, MaxDelayEnd int64   // ns timestamps
+}
+
+// Report is what a run's statistics come to.
+type Report struct {
+	TimerLatency   Stats
+	TimerMissed    int
+	TimerUnmatched int // CallbackStart without its expiry
+	WakeupLatency  Stats
+	// Sorted as perf sched latency sorts by default: average delay, maximum
+	// delay, switches and runtime, all descending; then PID and Comm
+	// ascending so that equal rows come out in a fixed order.
+	Tasks  []TaskRow
+	Events int // events consumed
+}
+
+// ready says why a task off its CPU is waiting for one.
+type ready uint8
+
+const (
+	idle      ready = iota // not waiting, or not known to be
+	woken                  // a wakeup is pending: its switch-in is a wakeup sample
+	preempted              // left the CPU runnable: its switch-in is only a delay
+)
+
+type task struct {
+	comm     string
+	pid      int32
+	onCPU    bool
+	exited   bool
+	switched bool // appeared in a Switch, so it gets a row
+	state    ready
+	readyTS  int64 // when state became woken or preempted
+	inTS     int64 // last switch-in, while onCPU
+
+	runtime          int64
+	switches         int
+	delays           int
+	delaySum         int64
+	maxDelay         int64
+	maxStart, maxEnd int64
+}
+
+type timerKey struct {
+	timer int32
+	seq   int64
+}
+
+// Analyzer is a trace.Sink that accumulates what Report needs. Its
+// per-event work is map lookups and amortised appends, so it does not
+// allocate per event in steady state.
+type Analyzer struct {
+	events int
+	tasks  []task             // every generation ever seen, in order of appearance
+	live   map[int32]int      // PID → index in tasks of its current generation
+	expiry map[timerKey]int64 // expiries waiting for their callback → Expected
+
+	wakeups, timers   []int64
+	missed, unmatched int
+}
+
+// New returns an empty Analyzer.
+func New() *Analyzer {
+	return &Analyzer{live: map[int32]int{}, expiry: map[timerKey]int64{}}
+}
+
+// Event implements trace.Sink.
+func (a *Analyzer) Event(e *trace.Event) {
+	a.events++
+	switch e.Kind {
+	case trace.Waking, trace.Wakeup, trace.WakeupNew:
+		if e.PID == 0 {
+			return
+		}
+		t := &a.tasks[a.task(e.PID, e.Comm, false)]
+		// Only the first wakeup event starts the interval, which makes a
+		// sched_wakeup after its sched_waking a no-op and lets a lone
+		// sched_wakeup (old kernels) start it.
+		if !t.onCPU && t.state == idle {
+			t.state, t.readyTS = woken, e.TS
+		}
+	case trace.Switch:
+		a.switchEvent(e)
+	case trace.Fork:
+		if e.PID != 0 {
+			a.task(e.PID, e.Comm, false)
+		}
+		if e.ChildPID != 0 {
+			a.newTask(e.ChildPID, e.ChildComm)
+		}
+	case trace.Exit:
+		if e.PID != 0 {
+			t := &a.tasks[a.task(e.PID, e.Comm, false)]
+			t.exited = true
+			t.state = idle
+		}
+	case trace.Migrate:
+		if e.PID != 0 {
+			a.task(e.PID, e.Comm, true)
+		}
+	case trace.Mark:
+		a.mark(e)
+		if e.PID != 0 {
+			a.task(e.PID, e.Comm, true)
+		}
+	}
+}
+
+// task returns the index of pid's current task, creating one if there is
+// none or, unless dying is true, if the current one has exited.
+func (a *Analyzer) task(pid int32, comm string, dying bool) int {
+	i, ok := a.live[pid]
+	if !ok || (!dying && a.tasks[i].exited) {
+		return a.newTask(pid, comm)
+	}
+	if comm != "" {
+		a.tasks[i].comm = comm
+	}
+	return i
+}
+
+func (a *Analyzer) newTask(pid int32, comm string) int {
+	if i, ok := a.live[pid]; ok {
+		// The old generation's end went unseen, so its last time slice has
+		// no known end: drop it rather than count it up to Finish.
+		a.tasks[i].onCPU = false
+		a.tasks[i].state = idle
+	}
+	a.tasks = append(a.tasks, task{pid: pid, comm: comm})
+	i := len(a.tasks) - 1
+	a.live[pid] = i
+	return i
+}
+
+func (a *Analyzer) switchEvent(e *trace.Event) {
+	prev, next := -1, -1
+	if e.PID != 0 {
+		prev = a.task(e.PID, e.Comm, true)
+	}
+	if e.NextPID != 0 {
+		next = a.task(e.NextPID, e.NextComm, true)
+	}
+	if prev >= 0 {
+		t := &a.tasks[prev]
+		t.switched = true
+		// A task first seen leaving a CPU ran from an unknown time: no runtime.
+		if t.onCPU {
+			t.runtime += e.TS - t.inTS
+			t.onCPU = false
+		}
+		// Whatever was pending belonged to a state the task has left (a
+		// wakeup we saw before learning it was running, say).
+		t.state = idle
+		switch e.PrevState {
+		case trace.Running:
+			t.state, t.readyTS = preempted, e.TS
+		case trace.Dead:
+			delete(a.live, e.PID)
+		}
+	}
+	if next >= 0 {
+		t := &a.tasks[next]
+		t.switched = true
+		t.switches++
+		if t.state != idle {
+			d := e.TS - t.readyTS
+			if t.state == woken {
+				a.wakeups = append(a.wakeups, d)
+			}
+			t.delays++
+			t.delaySum += d
+			if t.delays == 1 || d > t.maxDelay {
+				t.maxDelay, t.maxStart, t.maxEnd = d, t.readyTS, e.TS
+			}
+			t.state = idle
+		}
+		// A switch-in while we think the task is on a CPU means its
+		// switch-out was lost; the slice's end is unknown, so it is dropped.
+		t.onCPU, t.inTS = true, e.TS
+	}
+}
+
+func (a *Analyzer) mark(e *trace.Event) {
+	k := timerKey{e.Timer, e.Seq}
+	switch e.Mark {
+	case trace.TimerExpiry:
+		a.expiry[k] = e.Expected
+	case trace.CallbackStart:
+		exp, ok := a.expiry[k]
+		if !ok {
+			a.unmatched++
+			return
+		}
+		// One sample per expiry; deleting also keeps the map as small as
+		// the number of expiries in flight.
+		delete(a.expiry, k)
+		a.timers = append(a.timers, e.TS-exp)
+	case trace.TimerMissed:
+		a.missed++
+	}
+}
+
+// Finish closes open intervals at time end and returns the report: a task
+// on a CPU has its runtime counted up to end, while a pending wakeup or
+// preemption with no switch-in is not a sample. Finish leaves the Analyzer
+// usable: it may be called again, with or without more events, and the same
+// input always gives an identical Report.
+func (a *Analyzer) Finish(end int64) Report {
+	r := Report{
+		TimerLatency:   Summarise(a.timers),
+		TimerMissed:    a.missed,
+		TimerUnmatched: a.unmatched,
+		WakeupLatency:  Summarise(a.wakeups),
+		Events:         a.events,
+	}
+	for i := range a.tasks {
+		t := &a.tasks[i]
+		if !t.switched {
+			continue
+		}
+		row := TaskRow{
+			Comm:          t.comm,
+			PID:           t.pid,
+			Runtime:       t.runtime,
+			Switches:      t.switches,
+			Delays:        t.delays,
+			MaxDelay:      t.maxDelay,
+			MaxDelayStart: t.maxStart,
+			MaxDelayEnd:   t.maxEnd,
+		}
+		if t.onCPU && end > t.inTS {
+			row.Runtime += end - t.inTS
+		}
+		if t.delays > 0 {
+			row.AvgDelay = float64(t.delaySum) / float64(t.delays)
+		}
+		r.Tasks = append(r.Tasks, row)
+	}
+	sortRows(r.Tasks)
+	return r
+}
+
+func sortRows(rows []TaskRow) {
+	slices.SortStableFunc(rows, func(x, y TaskRow) int {
+		return cmp.Or(
+			cmp.Compare(y.AvgDelay, x.AvgDelay),
+			cmp.Compare(y.MaxDelay, x.MaxDelay),
+			cmp.Compare(y.Switches, x.Switches),
+			cmp.Compare(y.Runtime, x.Runtime),
+			cmp.Compare(x.PID, y.PID),
+			cmp.Compare(x.Comm, y.Comm),
+		)
+	})
+}

@@ -1,0 +1,355 @@
+package analyze
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"schedlab/trace"
+)
+
+func TestSummarise(t *testing.T) {
+	// 1..1000 µs, shuffled: nearest rank of p is the ceil(p*1000)-th value.
+	samples := make([]int64, 1000)
+	for i := range samples {
+		samples[i] = int64(i+1) * 1000
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(samples), func(i, j int) {
+		samples[i], samples[j] = samples[j], samples[i]
+	})
+	got := Summarise(samples)
+	want := Stats{
+		Count: 1000, Sum: 500500 * 1000, Min: 1000, Max: 1000000,
+		P50: 500000, P90: 900000, P99: 990000, P999: 999000,
+		// 1 | 2,3 | 4..7 | … | 256..511 | 512..1000
+		Hist: Log2Hist{[]int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 489}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Summarise(1..1000µs) =\n%+v\nwant\n%+v", got, want)
+	}
+	if got.Avg() != 500500 {
+		t.Errorf("Avg = %v, want 500500", got.Avg())
+	}
+
+	// Small n, where ceil matters: ranks ceil(1.5)=2, ceil(2.7)=3.
+	got = Summarise([]int64{30, 10, 20})
+	if got.P50 != 20 || got.P90 != 30 || got.P99 != 30 || got.P999 != 30 || got.Min != 10 {
+		t.Errorf("Summarise(10,20,30) = %+v", got)
+	}
+	got = Summarise([]int64{7})
+	if got.P50 != 7 || got.P999 != 7 || got.Avg() != 7 {
+		t.Errorf("Summarise(7) = %+v", got)
+	}
+
+	if got := Summarise(nil); !reflect.DeepEqual(got, Stats{}) || got.Avg() != 0 {
+		t.Errorf("Summarise(nil) = %+v, avg %v", got, got.Avg())
+	}
+}
+
+func TestLog2HistBuckets(t *testing.T) {
+	for _, c := range []struct {
+		ns     int64
+		bucket int
+	}{
+		{0, 0}, {999, 0}, {1000, 0}, {1999, 0},
+		{2000, 1}, {3999, 1},
+		{4000, 2}, {7999, 2},
+		{8000, 3},
+		{1023000, 9}, {1023999, 9},
+		{1024000, 10},
+		{-5000, 0},
+	} {
+		var h Log2Hist
+		h.Add(c.ns)
+		if len(h.Buckets) != c.bucket+1 || h.Buckets[c.bucket] != 1 {
+			t.Errorf("Add(%dns): buckets %v, want a 1 in bucket %d", c.ns, h.Buckets, c.bucket)
+		}
+	}
+}
+
+func TestLog2HistWrite(t *testing.T) {
+	h := Log2Hist{[]int64{0, 3, 6, 0, 1, 0, 0}}
+	var b strings.Builder
+	if err := h.Write(&b, "usecs"); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"     usecs               : count    distribution\n" +
+		"         2 -> 3          : 3        |********************                    |\n" +
+		"         4 -> 7          : 6        |****************************************|\n" +
+		"         8 -> 15         : 0        |                                        |\n" +
+		"        16 -> 31         : 1        |******                                  |\n"
+	if b.String() != want {
+		t.Errorf("Write:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	h = Log2Hist{[]int64{5}}
+	h.Write(&b, "usecs")
+	want = "" +
+		"     usecs               : count    distribution\n" +
+		"         0 -> 1          : 5        |****************************************|\n"
+	if b.String() != want {
+		t.Errorf("Write:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	Log2Hist{[]int64{0, 0}}.Write(&b, "usecs")
+	if b.Len() != 0 {
+		t.Errorf("empty histogram wrote %q", b.String())
+	}
+}
+
+// Event builders keep the hand-written streams readable.
+func waking(ts int64, pid int32) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Waking, PID: pid}
+}
+
+func wakeup(ts int64, pid int32) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Wakeup, PID: pid}
+}
+
+func wakeupNew(ts int64, pid int32) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.WakeupNew, PID: pid}
+}
+
+func switchTo(ts int64, prev int32, state trace.TaskState, next int32, nextComm string) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Switch, PID: prev, PrevState: state, NextPID: next, NextComm: nextComm}
+}
+
+func fork(ts int64, parent, child int32, comm string) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Fork, PID: parent, ChildPID: child, ChildComm: comm}
+}
+
+func exit(ts int64, pid int32) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Exit, PID: pid}
+}
+
+func mark(ts int64, m trace.MarkKind, timer int32, seq, expected int64) trace.Event {
+	return trace.Event{TS: ts, Kind: trace.Mark, PID: 5, Mark: m, Timer: timer, Seq: seq, Expected: expected}
+}
+
+func run(events []trace.Event, end int64) Report {
+	a := New()
+	for i := range events {
+		a.Event(&events[i])
+	}
+	return a.Finish(end)
+}
+
+func TestTwoTasks(t *testing.T) {
+	const A, B = 10, 20
+	R, S := trace.Running, trace.Sleeping
+	events := []trace.Event{
+		switchTo(0, 0, R, A, "a"),    // A in, never seen waking: no delay
+		waking(100, B),               // B's wakeup starts
+		wakeup(150, B),               // ignored: B's Waking is pending
+		switchTo(1000, A, R, B, "b"), // A preempted after 1000; B in: delay and sample 900
+		waking(1200, B),              // ignored: B is running
+		switchTo(3000, B, S, A, "a"), // B ran 2000; A in: delay 2000 from preemption, no sample
+		switchTo(3500, A, S, 0, ""),  // A ran 500
+		wakeup(4000, B),              // no Waking pending: starts at Wakeup
+		switchTo(4300, 0, R, B, "b"), // B in: delay and sample 300
+		waking(5000, A),
+		switchTo(5100, B, R, A, "a"), // B ran 800, preempted; A in: delay and sample 100
+	}
+	got := run(events, 6000) // A runs 900 more; B's preemption stays open
+	want := []TaskRow{
+		{Comm: "a", PID: A, Runtime: 2400, Switches: 3, Delays: 2, AvgDelay: 1050,
+			MaxDelay: 2000, MaxDelayStart: 1000, MaxDelayEnd: 3000},
+		{Comm: "b", PID: B, Runtime: 2800, Switches: 2, Delays: 2, AvgDelay: 600,
+			MaxDelay: 900, MaxDelayStart: 100, MaxDelayEnd: 1000},
+	}
+	if !reflect.DeepEqual(got.Tasks, want) {
+		t.Errorf("Tasks =\n%+v\nwant\n%+v", got.Tasks, want)
+	}
+	wantWake := Stats{Count: 3, Sum: 1300, Min: 100, Max: 900,
+		P50: 300, P90: 900, P99: 900, P999: 900, Hist: Log2Hist{[]int64{3}}}
+	if !reflect.DeepEqual(got.WakeupLatency, wantWake) {
+		t.Errorf("WakeupLatency = %+v, want %+v", got.WakeupLatency, wantWake)
+	}
+	if got.Events != len(events) {
+		t.Errorf("Events = %d, want %d", got.Events, len(events))
+	}
+}
+
+func TestTimers(t *testing.T) {
+	events := []trace.Event{
+		mark(1000, trace.TimerExpiry, 1, 1, 1000),
+		mark(1500, trace.CallbackStart, 1, 1, 0), // 500
+		mark(2000, trace.TimerExpiry, 2, 1, 1990),
+		mark(2100, trace.TimerExpiry, 1, 2, 2000),
+		mark(3100, trace.TimerMissed, 1, 3, 0),
+		mark(3150, trace.CallbackStart, 1, 3, 0), // no expiry 3: unmatched
+		mark(3250, trace.CallbackStart, 1, 2, 0), // 1250
+		mark(3300, trace.CallbackStart, 1, 1, 0), // expiry 1 already used: unmatched
+		mark(4990, trace.CallbackStart, 2, 1, 0), // 3000
+		// Marks from PID 0 count as well: 3500.
+		{TS: 5000, Kind: trace.Mark, Mark: trace.TimerExpiry, Timer: 3, Seq: 1, Expected: 5000},
+		{TS: 8500, Kind: trace.Mark, Mark: trace.CallbackStart, Timer: 3, Seq: 1},
+	}
+	got := run(events, 10000)
+	want := Stats{Count: 4, Sum: 8250, Min: 500, Max: 3500,
+		P50: 1250, P90: 3500, P99: 3500, P999: 3500, Hist: Log2Hist{[]int64{2, 2}}}
+	if !reflect.DeepEqual(got.TimerLatency, want) {
+		t.Errorf("TimerLatency = %+v, want %+v", got.TimerLatency, want)
+	}
+	if got.TimerMissed != 1 || got.TimerUnmatched != 2 {
+		t.Errorf("missed %d, unmatched %d; want 1, 2", got.TimerMissed, got.TimerUnmatched)
+	}
+	if len(got.Tasks) != 0 {
+		t.Errorf("marks made task rows: %+v", got.Tasks)
+	}
+}
+
+func TestPIDReuse(t *testing.T) {
+	R, S, X := trace.Running, trace.Sleeping, trace.Dead
+	t.Run("fork", func(t *testing.T) {
+		got := run([]trace.Event{
+			fork(0, 1, 42, "old"),
+			wakeupNew(10, 42),
+			switchTo(20, 0, R, 42, "old"), // delay 10
+			exit(50, 42),
+			switchTo(60, 42, X, 0, ""), // runtime 40
+			fork(100, 1, 42, "new"),
+			wakeupNew(110, 42),
+			switchTo(130, 0, R, 42, "new"), // delay 20; runs to the end
+		}, 200)
+		want := []TaskRow{
+			{Comm: "new", PID: 42, Runtime: 70, Switches: 1, Delays: 1, AvgDelay: 20,
+				MaxDelay: 20, MaxDelayStart: 110, MaxDelayEnd: 130},
+			{Comm: "old", PID: 42, Runtime: 40, Switches: 1, Delays: 1, AvgDelay: 10,
+				MaxDelay: 10, MaxDelayStart: 10, MaxDelayEnd: 20},
+		}
+		if !reflect.DeepEqual(got.Tasks, want) {
+			t.Errorf("Tasks =\n%+v\nwant\n%+v", got.Tasks, want)
+		}
+		if got.WakeupLatency.Count != 2 || got.WakeupLatency.Sum != 30 {
+			t.Errorf("WakeupLatency = %+v, want samples 10 and 20", got.WakeupLatency)
+		}
+	})
+	t.Run("no fork, no dead switch", func(t *testing.T) {
+		// The exiting task is preempted after its Exit and comes back: still
+		// the same task. Its dead switch-out is lost, then the PID wakes.
+		got := run([]trace.Event{
+			switchTo(0, 0, R, 42, "old"),
+			exit(10, 42),
+			switchTo(20, 42, R, 7, "other"),
+			switchTo(30, 7, S, 42, "old"),
+			switchTo(40, 42, S, 0, ""),
+			waking(100, 42),
+			switchTo(150, 0, R, 42, "new"),
+			switchTo(170, 42, S, 0, ""),
+		}, 200)
+		var rows []string
+		for _, r := range got.Tasks {
+			if r.PID == 42 {
+				rows = append(rows, r.Comm)
+			}
+		}
+		if !reflect.DeepEqual(rows, []string{"new", "old"}) {
+			t.Errorf("rows for PID 42: %q, want [new old]; all %+v", rows, got.Tasks)
+		}
+		for _, r := range got.Tasks {
+			if r.Comm == "old" && (r.Switches != 2 || r.Runtime != 30) {
+				t.Errorf("old task = %+v, want 2 switches, runtime 30", r)
+			}
+		}
+	})
+}
+
+func TestRobustness(t *testing.T) {
+	R, S := trace.Running, trace.Sleeping
+	events := []trace.Event{
+		{TS: 0, Kind: trace.Migrate, PID: 7, Comm: "seven", OrigCPU: 1, DestCPU: 0},
+		waking(0, 0),                    // idle: ignored
+		switchTo(50, 0, R, 0, ""),       // idle to idle: ignored
+		switchTo(100, 7, R, 8, "eight"), // 7 was running since before the trace: no runtime
+		waking(150, 8),                  // 8 is running: ignored
+		wakeup(160, 8),                  // ditto
+		switchTo(300, 8, S, 7, "seven"), // 7 in after its preemption: delay 200, no sample
+		switchTo(400, 7, S, 8, "eight"), // 8 never woke: no delay
+		{TS: 450, Kind: trace.Exit, PID: 0},
+		switchTo(460, 99, trace.Dead, 0, ""), // unknown task leaves dead
+	}
+	a := New()
+	for i := range events {
+		a.Event(&events[i])
+	}
+	got := a.Finish(500)
+	want := []TaskRow{
+		{Comm: "seven", PID: 7, Runtime: 100, Switches: 1, Delays: 1, AvgDelay: 200,
+			MaxDelay: 200, MaxDelayStart: 100, MaxDelayEnd: 300},
+		{Comm: "eight", PID: 8, Runtime: 300, Switches: 2},
+		{PID: 99},
+	}
+	if !reflect.DeepEqual(got.Tasks, want) {
+		t.Errorf("Tasks =\n%+v\nwant\n%+v", got.Tasks, want)
+	}
+	if !reflect.DeepEqual(got.WakeupLatency, Stats{}) {
+		t.Errorf("WakeupLatency = %+v, want none", got.WakeupLatency)
+	}
+	if again := a.Finish(500); !reflect.DeepEqual(again, got) {
+		t.Errorf("second Finish differs:\n%+v\n%+v", again, got)
+	}
+}
+
+func TestSortRows(t *testing.T) {
+	rows := []TaskRow{
+		{PID: 6, Comm: "b"},
+		{PID: 6, Comm: "a"},
+		{PID: 5},
+		{PID: 4, Runtime: 1},
+		{PID: 3, Switches: 1},
+		{PID: 2, MaxDelay: 1},
+		{PID: 1, AvgDelay: 1},
+	}
+	sortRows(rows)
+	var got []int32
+	for _, r := range rows {
+		got = append(got, r.PID)
+	}
+	if !reflect.DeepEqual(got, []int32{1, 2, 3, 4, 5, 6, 6}) || rows[5].Comm != "a" {
+		t.Errorf("order %v (%+v)", got, rows)
+	}
+}
+
+// BenchmarkAnalyzer feeds one event per op, so ns/op and allocs/op are per
+// event. The stream cycles 32 tasks on each of 8 CPUs through Waking,
+// Wakeup and Switch, with a timer expiry and its callback per cycle.
+func BenchmarkAnalyzer(b *testing.B) {
+	const cpus, perCPU = 8, 32
+	comms := make([]string, cpus*perCPU+1)
+	for i := range comms {
+		comms[i] = "task" + string(rune('a'+i%26))
+	}
+	var cur [cpus]int32
+	a := New()
+	var e trace.Event
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g := i / 5
+		cpu := int32(g % cpus)
+		pid := 1 + cpu + int32(g/cpus%perCPU)*cpus
+		e = trace.Event{TS: int64(i) * 1000, CPU: cpu}
+		switch i % 5 {
+		case 0:
+			e.Kind, e.PID, e.Comm = trace.Waking, pid, comms[pid]
+		case 1:
+			e.Kind, e.PID, e.Comm = trace.Wakeup, pid, comms[pid]
+		case 2:
+			e.Kind, e.PID, e.NextPID, e.NextComm = trace.Switch, cur[cpu], pid, comms[pid]
+			e.Comm = comms[cur[cpu]]
+			if g%3 == 0 {
+				e.PrevState = trace.Sleeping
+			}
+			cur[cpu] = pid
+		case 3:
+			e.Kind, e.PID, e.Mark, e.Timer, e.Seq, e.Expected = trace.Mark, pid, trace.TimerExpiry, cpu, int64(g), e.TS
+		case 4:
+			e.Kind, e.PID, e.Mark, e.Timer, e.Seq = trace.Mark, pid, trace.CallbackStart, cpu, int64(g)
+		}
+		a.Event(&e)
+	}
+}

@@ -1,0 +1,90 @@
+package cfs
+
+import (
+	"fmt"
+
+	"schedlab/sched"
+)
+
+// CheckInvariants implements sched.Checker: on every queue, min_vruntime
+// never moves back, nr_running and the load equal what is queued, the
+// timeline holds exactly the queued entities other than curr, and the task
+// entities reachable from each CPU's root are exactly the engine's runnable
+// tasks there.
+func (c *CFS) CheckInvariants(runnable [][]*sched.Task) error {
+	for cpu, r := range c.cpus {
+		seen := map[*sched.Task]bool{}
+		if err := c.checkQueue(&r.root, fmt.Sprintf("cpu%d:/", cpu), seen); err != nil {
+			return err
+		}
+		if len(seen) != len(runnable[cpu]) {
+			return fmt.Errorf("cpu %d: %d tasks reachable in the fair queues, engine has %d runnable", cpu, len(seen), len(runnable[cpu]))
+		}
+		for _, t := range runnable[cpu] {
+			if !seen[t] {
+				return fmt.Errorf("cpu %d: runnable task %s (pid %d) is not in the fair queues", cpu, t.Comm, t.PID)
+			}
+		}
+	}
+	for _, gs := range c.groupList {
+		for cpu, q := range gs.q {
+			if err := checkMonotonic(q, fmt.Sprintf("cpu%d:%s", cpu, gs.path)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkMonotonic(q *cfsRQ, name string) error {
+	if sched.Before(q.minV, q.lastMinV) {
+		return fmt.Errorf("queue %s: min_vruntime went back from %d to %d", name, q.lastMinV, q.minV)
+	}
+	q.lastMinV = q.minV
+	return nil
+}
+
+func (c *CFS) checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error {
+	if err := checkMonotonic(q, name); err != nil {
+		return err
+	}
+	var ents []*entity
+	for _, se := range q.tree.h {
+		if se == q.curr {
+			return fmt.Errorf("queue %s: curr is in the timeline", name)
+		}
+		if !se.onRQ || se.q != q || !q.tree.contains(se) {
+			return fmt.Errorf("queue %s: timeline holds an entity that is not queued here", name)
+		}
+		ents = append(ents, se)
+	}
+	if q.curr != nil && q.curr.onRQ {
+		ents = append(ents, q.curr)
+	}
+	var w uint64
+	for _, se := range ents {
+		w += se.load.Weight
+	}
+	if q.nr != len(ents) {
+		return fmt.Errorf("queue %s: nr_running %d, but %d entities are queued", name, q.nr, len(ents))
+	}
+	if q.load.Weight != w {
+		return fmt.Errorf("queue %s: load %d, but queued weights sum to %d", name, q.load.Weight, w)
+	}
+	for _, se := range ents {
+		if se.isTask() {
+			if seen[se.task] {
+				return fmt.Errorf("task %s (pid %d) is queued twice", se.task.Comm, se.task.PID)
+			}
+			seen[se.task] = true
+			continue
+		}
+		if se.my.nr == 0 {
+			return fmt.Errorf("queue %s: a group entity is queued with an empty queue", name)
+		}
+		if err := c.checkQueue(se.my, name+"/", seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,683 @@
+package cfs
+
+import (
+	"fmt"
+
+	"schedlab/sched"
+)
+
+// entity is a sched_entity: a task's, or a task group's on one CPU (§1.1).
+type entity struct {
+	load      sched.LoadWeight
+	vruntime  uint64
+	sumExec   uint64
+	prevSum   uint64 // sumExec when last picked: the start of the current slice
+	execStart uint64
+	onRQ      bool
+
+	parent *entity // the group entity one level up; nil at the root queue
+	q      *cfsRQ  // the queue this entity is queued on
+	my     *cfsRQ  // a group entity's own queue; nil for a task
+	task   *sched.Task
+
+	idx int    // position in q's timeline, −1 when not in it
+	seq uint64 // insertion number in q's timeline: FIFO among equal vruntimes
+}
+
+func (se *entity) isTask() bool { return se.my == nil }
+
+// cfsRQ is a cfs_rq: the queue of one task group (or the root) on one CPU.
+type cfsRQ struct {
+	load     sched.LoadWeight
+	nr       int // entities queued directly here, curr included
+	minV     uint64
+	tree     timeline
+	curr     *entity
+	next     *entity
+	last     *entity
+	cpu      *cpuRQ
+	lastMinV uint64 // min_vruntime at the last invariant check
+}
+
+// cpuRQ is the fair part of one CPU's rq.
+type cpuRQ struct {
+	root  cfsRQ
+	clock uint64 // rq->clock as the fair class last saw it
+	env   sched.RQ
+}
+
+// groupState is a task group's entities and queues, one per CPU.
+type groupState struct {
+	path string
+	se   []*entity
+	q    []*cfsRQ
+}
+
+// CFS is the fair scheduling class for one run.
+type CFS struct {
+	cfg  *sched.Config
+	arch sched.Arch
+	cpus []*cpuRQ
+	// groupList holds every group's state in creation order, for checks.
+	groupList []*groupState
+
+	latency, minGran, wakeupGran uint64
+	nrLatency                    int
+	childRunsFirst, compatYield  bool
+	staleForkClock               bool
+
+	gentle, startDebit, wakeupPreempt bool
+	nextBuddy, lastBuddy              bool
+	hrtick, doubleTick                bool
+}
+
+// initialMinVruntime is where 2.6.35 starts every queue's virtual clock
+// (−(1<<20) as u64), so that wrap-around is exercised early.
+const initialMinVruntime = ^uint64(0) - (1 << 20) + 1
+
+// New builds the class for a resolved configuration.
+func New(cfg *sched.Config) (sched.Class, error) {
+	c := &CFS{
+		cfg:            cfg,
+		arch:           sched.Arch(cfg.Tunable(ArchBits)),
+		latency:        uint64(cfg.Tunable(Latency)),
+		minGran:        uint64(cfg.Tunable(MinGranularity)),
+		wakeupGran:     uint64(cfg.Tunable(WakeupGran)),
+		nrLatency:      int(cfg.Tunable(NrLatency)),
+		childRunsFirst: cfg.Tunable(ChildRunsFirst) != 0,
+		compatYield:    cfg.Tunable(CompatYield) != 0,
+		staleForkClock: cfg.Tunable(ForkStaleClock) != 0,
+		gentle:         cfg.Feature(GentleFairSleepers),
+		startDebit:     cfg.Feature(StartDebit),
+		wakeupPreempt:  cfg.Feature(WakeupPreempt),
+		nextBuddy:      cfg.Feature(NextBuddy),
+		lastBuddy:      cfg.Feature(LastBuddy),
+		hrtick:         cfg.Feature(HRTick),
+		doubleTick:     cfg.Feature(DoubleTick),
+	}
+	if cfg.NCPU < 1 {
+		return nil, fmt.Errorf("cfs: need at least one CPU")
+	}
+	for i := 0; i < cfg.NCPU; i++ {
+		r := &cpuRQ{}
+		r.root.cpu = r
+		r.root.minV = initialMinVruntime
+		r.root.lastMinV = initialMinVruntime
+		c.cpus = append(c.cpus, r)
+	}
+	return c, nil
+}
+
+// rq returns the fair run queue of env's CPU and refreshes its clock
+// (update_rq_clock), as every core-scheduler entry point does.
+func (c *CFS) rq(env sched.RQ) *cpuRQ {
+	r := c.cpus[env.CPU()]
+	r.env = env
+	r.clock = uint64(env.Now())
+	return r
+}
+
+func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
+
+// group returns g's state, creating its per-CPU entities and queues on
+// first use. A group entity sits on its parent group's queue.
+func (c *CFS) group(g *sched.Group) *groupState {
+	if gs, ok := g.Sched.(*groupState); ok {
+		return gs
+	}
+	gs := &groupState{path: g.Path}
+	for i, r := range c.cpus {
+		q := &cfsRQ{cpu: r, minV: initialMinVruntime, lastMinV: initialMinVruntime}
+		se := &entity{load: sched.LoadWeight{Weight: g.Shares}, my: q, idx: -1}
+		// On one CPU the group entity's weight is simply the group's
+		// shares (§19); its inverse is computed lazily.
+		se.q, se.parent = c.queueOf(g.Parent, i)
+		gs.se = append(gs.se, se)
+		gs.q = append(gs.q, q)
+	}
+	g.Sched = gs
+	c.groupList = append(c.groupList, gs)
+	return gs
+}
+
+// queueOf returns the queue that entities of group g on cpu sit on, and the
+// group entity above them (nil at the root).
+func (c *CFS) queueOf(g *sched.Group, cpu int) (*cfsRQ, *entity) {
+	if g == nil {
+		return &c.cpus[cpu].root, nil
+	}
+	gs := c.group(g)
+	return gs.q[cpu], gs.se[cpu]
+}
+
+// TaskNew implements sched.Class.
+func (c *CFS) TaskNew(t, parent *sched.Task) {
+	se := &entity{load: sched.NiceWeight(t.Nice, t.Policy), task: t, idx: -1}
+	se.q, se.parent = c.queueOf(t.Group, t.CPU)
+	t.Sched = se
+}
+
+// period is __sched_period (§6.1): the latency target stretched so that
+// no slice drops below min_granularity.
+func (c *CFS) period(n int) uint64 {
+	if n > c.nrLatency {
+		return c.minGran * uint64(n)
+	}
+	return c.latency
+}
+
+// schedSlice is the wall-clock share of a period for se (§6.2). The period
+// counts only se's own queue; each level up multiplies by that level's
+// weight fraction, with se's weight added where it is not queued yet.
+func (c *CFS) schedSlice(q *cfsRQ, se *entity) uint64 {
+	n := q.nr
+	if !se.onRQ {
+		n++
+	}
+	slice := c.period(n)
+	for x := se; x != nil; x = x.parent {
+		lw := &x.q.load
+		if !x.onRQ {
+			tmp := sched.LoadWeight{Weight: lw.Weight + x.load.Weight}
+			lw = &tmp
+		}
+		slice = c.arch.CalcDeltaMine(slice, x.load.Weight, lw)
+	}
+	return slice
+}
+
+// schedVslice is the slice in se's virtual time (§6.3).
+func (c *CFS) schedVslice(q *cfsRQ, se *entity) uint64 {
+	return c.arch.CalcDeltaFair(c.schedSlice(q, se), &se.load)
+}
+
+// updateCurr charges the running entity of q for the time since it was last
+// charged (§7). Only this level advances; upper levels are charged when the
+// kernel calls update_curr on them, and may lag behind in the same way.
+func (c *CFS) updateCurr(q *cfsRQ) {
+	cur := q.curr
+	if cur == nil {
+		return
+	}
+	now := q.cpu.clock
+	d := c.arch.Ulong(now - cur.execStart)
+	if d == 0 {
+		return
+	}
+	cur.sumExec += d
+	cur.vruntime += c.arch.CalcDeltaFair(d, &cur.load)
+	c.updateMinVruntime(q)
+	cur.execStart = now
+}
+
+// updateMinVruntime moves q's virtual clock to the smaller of curr's and the
+// leftmost's vruntime, but never backwards (§8): placements are relative to
+// it, and a clock that moved back would hand sleepers credit twice.
+func (c *CFS) updateMinVruntime(q *cfsRQ) {
+	v := q.minV
+	if q.curr != nil {
+		v = q.curr.vruntime
+	}
+	if l := q.tree.leftmost(); l != nil {
+		if q.curr == nil {
+			v = l.vruntime
+		} else {
+			v = sched.MinVruntime(v, l.vruntime)
+		}
+	}
+	q.minV = sched.MaxVruntime(q.minV, v)
+}
+
+func (q *cfsRQ) addLoad(w uint64) { q.load.Weight += w; q.load.Inv = 0 }
+func (q *cfsRQ) subLoad(w uint64) { q.load.Weight -= w; q.load.Inv = 0 }
+
+// placeEntity sets a new or waking entity's vruntime (§11).
+func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
+	v := q.minV
+	// The current period is already promised to the queued tasks: a new
+	// task starts after it, so a fork loop cannot starve them.
+	if initial && c.startDebit {
+		v += c.schedVslice(q, se)
+	}
+	// Sleeps up to a (half) latency do not count: a waking sleeper may run
+	// soon, but cannot bank more credit than that.
+	if !initial {
+		credit := c.latency
+		if c.gentle {
+			credit >>= 1
+		}
+		v -= credit
+	}
+	// Never gain time by being placed backwards.
+	se.vruntime = sched.MaxVruntime(se.vruntime, v)
+}
+
+// enqueueEntity is §10.3.
+func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
+	// Entities that did not sleep carry a vruntime relative to the queue
+	// they left (or were forked on); make it absolute on this one.
+	if flags&sched.EnqueueWakeup == 0 || flags&sched.EnqueueWaking != 0 {
+		se.vruntime += q.minV
+	}
+	c.updateCurr(q)
+	q.addLoad(se.load.Weight)
+	q.nr++
+	if flags&sched.EnqueueWakeup != 0 {
+		c.placeEntity(q, se, false)
+	}
+	if se != q.curr {
+		q.tree.insert(se)
+	}
+	se.onRQ = true
+}
+
+// dequeueEntity is §10.5.
+func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
+	c.updateCurr(q)
+	c.clearBuddies(q, se)
+	if se != q.curr {
+		q.tree.remove(se)
+	}
+	se.onRQ = false
+	q.subLoad(se.load.Weight)
+	q.nr--
+	c.updateMinVruntime(q)
+	// Keep a non-sleeper's position relative to this queue, so that it
+	// lands at the same distance from min_vruntime wherever it returns.
+	if flags&sched.DequeueSleep == 0 {
+		se.vruntime -= q.minV
+	}
+}
+
+// Enqueue implements sched.Class (enqueue_task_fair, §10.4). Every group
+// entity that joins its parent queue is placed like a waking sleeper.
+func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
+	r := c.rq(env)
+	for x := taskSE(t); x != nil; x = x.parent {
+		if x.onRQ {
+			break
+		}
+		c.enqueueEntity(x.q, x, flags)
+		flags = sched.EnqueueWakeup
+	}
+	c.hrtickUpdate(r)
+}
+
+// Dequeue implements sched.Class (dequeue_task_fair, §10.6). A group whose
+// queue empties leaves its parent as a sleeper, never normalized.
+func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
+	r := c.rq(env)
+	for x := taskSE(t); x != nil; x = x.parent {
+		c.dequeueEntity(x.q, x, flags)
+		if x.q.load.Weight != 0 {
+			break
+		}
+		flags |= sched.DequeueSleep
+	}
+	c.hrtickUpdate(r)
+}
+
+// wakeupGran is the wakeup granularity in se's virtual time (§14.1): a
+// lighter wakee must be further left to preempt.
+func (c *CFS) wakeupGranFor(se *entity) uint64 {
+	return c.arch.CalcDeltaFair(c.wakeupGran, &se.load)
+}
+
+// wakeupPreemptEntity says whether se should run instead of curr: −1 if se
+// is not left of curr, 1 if it is left by more than the granularity, else 0.
+func (c *CFS) wakeupPreemptEntity(curr, se *entity) int {
+	vdiff := int64(curr.vruntime - se.vruntime)
+	if vdiff <= 0 {
+		return -1
+	}
+	if uint64(vdiff) > c.wakeupGranFor(se) {
+		return 1
+	}
+	return 0
+}
+
+func setNextBuddy(se *entity) {
+	if se.task != nil && se.task.Policy == sched.Idle {
+		return
+	}
+	for x := se; x != nil; x = x.parent {
+		x.q.next = x
+	}
+}
+
+func setLastBuddy(se *entity) {
+	if se.task != nil && se.task.Policy == sched.Idle {
+		return
+	}
+	for x := se; x != nil; x = x.parent {
+		x.q.last = x
+	}
+}
+
+// clearBuddies forgets se as a buddy at its level and above (§15.3).
+func (c *CFS) clearBuddies(q *cfsRQ, se *entity) {
+	for x := se; x != nil; x = x.parent {
+		if x.q.last == x {
+			x.q.last = nil
+		}
+		if x.q.next == x {
+			x.q.next = nil
+		}
+	}
+}
+
+// depth is the number of group levels above se.
+func depth(se *entity) int {
+	d := 0
+	for x := se.parent; x != nil; x = x.parent {
+		d++
+	}
+	return d
+}
+
+// findMatchingSE lifts se and pse until they share a queue, so that a
+// wakee is compared with curr at the level where their groups compete.
+func findMatchingSE(se, pse *entity) (*entity, *entity) {
+	sd, pd := depth(se), depth(pse)
+	for sd > pd {
+		se = se.parent
+		sd--
+	}
+	for pd > sd {
+		pse = pse.parent
+		pd--
+	}
+	for se.q != pse.q {
+		se, pse = se.parent, pse.parent
+	}
+	return se, pse
+}
+
+// CheckPreempt implements sched.Class (check_preempt_wakeup, §14.2).
+func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
+	c.rq(env)
+	curr := env.Curr()
+	if curr == nil {
+		env.Resched()
+		return
+	}
+	se, pse := taskSE(curr), taskSE(p)
+	if se == pse {
+		return
+	}
+	q := se.q
+	scale := q.nr >= c.nrLatency
+	if c.nextBuddy && scale && wakeFlags&sched.WFFork == 0 {
+		setNextBuddy(pse)
+	}
+	if env.NeedResched() {
+		return
+	}
+	// Batch and idle wakees never preempt.
+	if p.Policy != sched.Normal {
+		return
+	}
+	if curr.Policy == sched.Idle {
+		c.preempt(env, se, scale)
+		return
+	}
+	if !c.wakeupPreempt {
+		return
+	}
+	c.updateCurr(q)
+	se, pse = findMatchingSE(se, pse)
+	if c.wakeupPreemptEntity(se, pse) == 1 {
+		c.preempt(env, se, scale)
+	}
+}
+
+// preempt is the PREEMPT label of check_preempt_wakeup: resched, and
+// remember the preempted task as the last buddy so it gets the CPU back.
+func (c *CFS) preempt(env sched.RQ, se *entity, scale bool) {
+	env.Resched()
+	if !se.onRQ {
+		return
+	}
+	if c.lastBuddy && scale && se.isTask() {
+		setLastBuddy(se)
+	}
+}
+
+// pickNextEntity is §15.1: the leftmost, unless a buddy is within the
+// wakeup granularity of it; the last buddy wins over the next buddy.
+func (c *CFS) pickNextEntity(q *cfsRQ) *entity {
+	left := q.tree.leftmost()
+	se := left
+	if q.next != nil && c.wakeupPreemptEntity(q.next, left) < 1 {
+		se = q.next
+	}
+	if q.last != nil && c.wakeupPreemptEntity(q.last, left) < 1 {
+		se = q.last
+	}
+	c.clearBuddies(q, se)
+	return se
+}
+
+// setNextEntity makes se the running entity of q and starts its slice.
+func (c *CFS) setNextEntity(q *cfsRQ, se *entity) {
+	if se.onRQ {
+		q.tree.remove(se)
+	}
+	se.execStart = q.cpu.clock
+	q.curr = se
+	se.prevSum = se.sumExec
+}
+
+// PickNext implements sched.Class (pick_next_task_fair, §15.4).
+func (c *CFS) PickNext(env sched.RQ) *sched.Task {
+	r := c.rq(env)
+	q := &r.root
+	if q.nr == 0 {
+		return nil
+	}
+	var se *entity
+	for q != nil {
+		se = c.pickNextEntity(q)
+		c.setNextEntity(q, se)
+		q = se.my
+	}
+	c.hrtickStart(r, se.task)
+	return se.task
+}
+
+// PutPrev implements sched.Class (put_prev_task_fair, §15.5).
+func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
+	c.rq(env)
+	for x := taskSE(prev); x != nil; x = x.parent {
+		q := x.q
+		if x.onRQ {
+			c.updateCurr(q)
+			q.tree.insert(x)
+		}
+		q.curr = nil
+	}
+}
+
+// Tick implements sched.Class (task_tick_fair, §17.1).
+func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
+	r := c.rq(env)
+	for x := taskSE(curr); x != nil; x = x.parent {
+		q := x.q
+		c.updateCurr(q)
+		// An hrtick expiry means the slice is over; otherwise, with the
+		// hrtick armed, only DOUBLE_TICK lets the periodic tick preempt.
+		// Either way the levels above are still charged.
+		if queued {
+			env.Resched()
+			continue
+		}
+		if c.hrtick && !c.doubleTick && env.HRTickActive() {
+			continue
+		}
+		if q.nr > 1 || !c.wakeupPreempt {
+			c.checkPreemptTick(r, q, x)
+		}
+	}
+}
+
+// checkPreemptTick is §17.2: end the slice when its wall-clock share is
+// used up, or (after min_granularity) when curr is further right of the
+// leftmost than a slice.
+func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
+	ideal := c.arch.Ulong(c.schedSlice(q, curr))
+	ran := c.arch.Ulong(curr.sumExec - curr.prevSum)
+	if ran > ideal {
+		r.env.Resched()
+		c.clearBuddies(q, curr)
+		return
+	}
+	if !c.wakeupPreempt || ran < c.minGran {
+		return
+	}
+	if q.nr <= 1 {
+		return
+	}
+	left := q.tree.leftmost()
+	delta := int64(curr.vruntime - left.vruntime)
+	// The kernel compares this virtual distance with a wall-clock slice
+	// (seed 004 objects to that). On 64-bit the signed delta is converted
+	// to unsigned for the comparison, so curr being LEFT of the leftmost
+	// looks huge and ends the slice early (fixed in 2.6.38, d7d8294415f0);
+	// 32-bit kernels compare signed.
+	var over bool
+	if c.arch == sched.Arch64 {
+		over = uint64(delta) > ideal
+	} else {
+		over = delta > int64(ideal)
+	}
+	if over {
+		r.env.Resched()
+	}
+}
+
+// hrtickStart arms the high-resolution slice timer for p (hrtick_start_fair,
+// §17.4) if HRTICK is on and p's queue has company.
+func (c *CFS) hrtickStart(r *cpuRQ, p *sched.Task) {
+	if !c.hrtick {
+		return
+	}
+	se := taskSE(p)
+	q := se.q
+	if q.nr <= 1 {
+		return
+	}
+	slice := c.schedSlice(q, se)
+	ran := se.sumExec - se.prevSum
+	delta := int64(slice) - int64(ran)
+	// At pick time the CPU still runs prev, so a freshly picked task
+	// gets at least 10 µs, as in the kernel.
+	running := r.env.Curr() == p
+	if delta < 0 {
+		if running {
+			r.env.Resched()
+		}
+		return
+	}
+	if !running {
+		delta = max(10000, delta)
+	}
+	r.env.StartHRTick(delta)
+}
+
+// hrtickUpdate re-arms the hrtick after the load changed, while the queue is
+// small enough that slices are not all min_granularity (hrtick_update).
+func (c *CFS) hrtickUpdate(r *cpuRQ) {
+	if !c.hrtick {
+		return
+	}
+	curr := r.env.Curr()
+	if curr == nil || curr.Sched == nil {
+		return
+	}
+	if taskSE(curr).q.nr < c.nrLatency {
+		c.hrtickStart(r, curr)
+	}
+}
+
+// Fork implements sched.Class (task_fork_fair, §12.2): the child starts
+// from the parent's vruntime, placed no earlier than START_DEBIT allows, and
+// is stored relative to the queue until wake_up_new_task enqueues it.
+func (c *CFS) Fork(env sched.RQ, parent, child *sched.Task) {
+	r := c.cpus[env.CPU()]
+	r.env = env
+	if !c.staleForkClock {
+		r.clock = uint64(env.Now())
+	}
+	se := taskSE(child)
+	var q *cfsRQ
+	var curr *entity
+	if parent != nil {
+		q = taskSE(parent).q
+		curr = q.curr
+	} else {
+		q = se.q
+	}
+	c.updateCurr(q)
+	if curr != nil {
+		se.vruntime = curr.vruntime
+	} else {
+		se.vruntime = q.minV
+	}
+	c.placeEntity(q, se, true)
+	if c.childRunsFirst && curr != nil && sched.Before(curr.vruntime, se.vruntime) {
+		curr.vruntime, se.vruntime = se.vruntime, curr.vruntime
+		env.Resched()
+	}
+	se.vruntime -= q.minV
+}
+
+// Yield implements sched.Class (yield_task_fair, §18).
+func (c *CFS) Yield(env sched.RQ, curr *sched.Task) {
+	c.rq(env)
+	se := taskSE(curr)
+	q := se.q
+	if q.nr == 1 {
+		return
+	}
+	c.clearBuddies(q, se)
+	if !c.compatYield && curr.Policy != sched.Batch {
+		c.updateCurr(q)
+		return
+	}
+	right := q.tree.rightmost()
+	if right == nil || sched.Before(right.vruntime, se.vruntime) {
+		return
+	}
+	se.vruntime = right.vruntime + 1
+}
+
+// SetNice implements sched.Class (set_user_nice, §18): requeue with the new
+// weight; vruntime is not rescaled.
+func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
+	c.rq(env)
+	se := taskSE(t)
+	onRQ := se.onRQ
+	if onRQ {
+		c.Dequeue(env, t, 0)
+	}
+	old := t.Nice
+	t.Nice = nice
+	se.load = sched.NiceWeight(nice, t.Policy)
+	if onRQ {
+		c.Enqueue(env, t, 0)
+		if nice < old || (nice > old && env.Curr() == t) {
+			env.Resched()
+		}
+	}
+}
+
+// TaskDead implements sched.Class.
+func (c *CFS) TaskDead(t *sched.Task) {}
+
+// MinVruntime returns the root queue's min_vruntime on cpu (for tests and
+// reports).
+func (c *CFS) MinVruntime(cpu int) uint64 { return c.cpus[cpu].root.minV }
+
+// Vruntime returns t's vruntime as the class stores it: absolute while
+// queued or asleep, relative to its queue after a fork or migration.
+func Vruntime(t *sched.Task) uint64 { return taskSE(t).vruntime }

@@ -1,0 +1,153 @@
+// Package cfs is the Completely Fair Scheduler as Linux 2.6.35 and 2.6.36
+// had it (kernel/sched_fair.c), on one or many CPUs, with task groups.
+//
+// Every entity (a task, or a task group's representative on one CPU) has a
+// vruntime: the CPU time it received, scaled by NICE_0_LOAD/weight. Each queue
+// runs the waiting entity with the smallest vruntime, lets it run for its
+// weighted share of a latency period, places waking sleepers slightly left of
+// the queue's min_vruntime and new tasks one virtual slice to the right of it.
+// The specification this follows, with its sources, is
+// ../shared/reference/cfs-2.6.35.md; section numbers (§) below refer to it.
+package cfs
+
+import (
+	"fmt"
+	"math/bits"
+
+	"schedlab/sched"
+)
+
+// Feature names of 2.6.35, in the kernel's bit order (§3).
+const (
+	GentleFairSleepers = "GENTLE_FAIR_SLEEPERS"
+	StartDebit         = "START_DEBIT"
+	WakeupPreempt      = "WAKEUP_PREEMPT"
+	AffineWakeups      = "AFFINE_WAKEUPS"
+	NextBuddy          = "NEXT_BUDDY"
+	LastBuddy          = "LAST_BUDDY"
+	CacheHotBuddy      = "CACHE_HOT_BUDDY"
+	ArchPower          = "ARCH_POWER"
+	HRTick             = "HRTICK"
+	DoubleTick         = "DOUBLE_TICK"
+	LBBias             = "LB_BIAS"
+	LBSharesUpdate     = "LB_SHARES_UPDATE"
+	AsymEffLoad        = "ASYM_EFF_LOAD"
+	OwnerSpin          = "OWNER_SPIN"
+)
+
+func features2635() []sched.Feature {
+	return []sched.Feature{
+		{Name: GentleFairSleepers, Default: true, Doc: "a waking sleeper is placed sched_latency/2 (not a full sched_latency) left of min_vruntime"},
+		{Name: StartDebit, Default: true, Doc: "a new task starts one virtual slice right of min_vruntime, so forks cannot jump the queue"},
+		{Name: WakeupPreempt, Default: true, Doc: "wakeups may preempt; the tick also compares vruntimes (after min_granularity)"},
+		{Name: AffineWakeups, Default: true, Doc: "no effect: defined but referenced nowhere in 2.6.35"},
+		{Name: NextBuddy, Default: false, Doc: "a wakee becomes the next buddy when the queue has >= sched_nr_latency entities"},
+		{Name: LastBuddy, Default: true, Doc: "a task preempted by a wakeup becomes the last buddy, to get the CPU back soon"},
+		{Name: CacheHotBuddy, Default: true, SMPOnly: true, Doc: "the load balancer treats buddies as cache-hot (SMP only)"},
+		{Name: ArchPower, Default: false, SMPOnly: true, Doc: "cpu_power from the architecture (SMP only)"},
+		{Name: HRTick, Default: false, Doc: "a high-resolution timer ends each slice exactly instead of at the next tick"},
+		{Name: DoubleTick, Default: false, Doc: "with HRTICK: let the periodic tick preempt too"},
+		{Name: LBBias, Default: true, SMPOnly: true, Doc: "load balancing biases source/target load estimates (SMP only)"},
+		{Name: LBSharesUpdate, Default: true, SMPOnly: true, Doc: "refresh group shares during wakeup CPU selection (SMP only)"},
+		{Name: AsymEffLoad, Default: true, SMPOnly: true, Doc: "asymmetric effective_load in wake-affine decisions (SMP only)"},
+		{Name: OwnerSpin, Default: true, SMPOnly: true, Doc: "adaptive mutex spinning; not scheduler policy (no effect here)"},
+	}
+}
+
+// Tunable names.
+const (
+	Latency         = "sched_latency_ns"
+	MinGranularity  = "sched_min_granularity_ns"
+	WakeupGran      = "sched_wakeup_granularity_ns"
+	NrLatency       = "sched_nr_latency"
+	ChildRunsFirst  = "sched_child_runs_first"
+	CompatYield     = "sched_compat_yield"
+	TunableScaling  = "sched_tunable_scaling"
+	MigrationCost   = "sched_migration_cost_ns"
+	SharesRatelimit = "sched_shares_ratelimit_ns"
+	SharesThresh    = "sched_shares_thresh"
+	ArchBits        = "arch"
+	ForkStaleClock  = "fork_stale_clock"
+)
+
+// Scaling modes of sched_tunable_scaling.
+const (
+	scaleNone   = 0
+	scaleLog    = 1
+	scaleLinear = 2
+)
+
+func tunables2635(minGran int64, staleFork int64) []sched.Tunable {
+	return []sched.Tunable{
+		{Name: Latency, Default: 6000000, Unit: "ns", Min: 100000, Max: 1000000000, Scaled: true,
+			Doc: "targeted period in which every runnable task runs once (normalized value; scaled by CPU count)"},
+		{Name: MinGranularity, Default: minGran, Unit: "ns", Min: 100000, Max: 1000000000, Scaled: true,
+			Doc: "minimal slice; the period grows as nr_running x this beyond sched_nr_latency tasks"},
+		{Name: WakeupGran, Default: 1000000, Unit: "ns", Min: 0, Max: 1000000000, Scaled: true,
+			Doc: "a wakee preempts only if it is this much virtual time left of the running task"},
+		{Name: NrLatency, Unit: "", Min: 1, Max: 1 << 31, Derived: true,
+			Doc: "derived: ceil(sched_latency_ns / sched_min_granularity_ns); also gates buddies"},
+		{Name: ChildRunsFirst, Default: 0, Min: 0, Max: 1, Doc: "after fork, swap vruntimes so the child runs before the parent"},
+		{Name: CompatYield, Default: 0, Min: 0, Max: 1, Doc: "sched_yield moves the task to the right end of the tree"},
+		{Name: TunableScaling, Default: scaleLog, Choices: []int64{scaleNone, scaleLog, scaleLinear},
+			Doc: "how latency/granularity scale with CPUs: 0 none, 1 1+log2(ncpu), 2 ncpu (ncpu capped at 8)"},
+		{Name: MigrationCost, Default: 500000, Unit: "ns", Min: 0, Max: 1 << 40, Doc: "SMP only: a task that ran this recently is cache-hot"},
+		{Name: SharesRatelimit, Default: 250000, Unit: "ns", Min: 0, Max: 1 << 40, Scaled: true, Doc: "SMP only: minimum interval between group share updates"},
+		{Name: SharesThresh, Default: 4, Min: 0, Max: 1 << 20, Doc: "SMP only: group share changes below this are ignored"},
+		{Name: ArchBits, Default: 64, Choices: []int64{32, 64},
+			Doc: "word size of the modelled kernel: 32 uses WMULT_CONST 2^32-1 and compares the tick check signed (Pentium M); 64 has the tick sign bug"},
+		{Name: ForkStaleClock, Default: staleFork, Min: 0, Max: 1,
+			Doc: "1: fork placement charges the parent only up to the last clock update (2.6.35); 0: fresh clock (2.6.36, 861d034ee81)"},
+	}
+}
+
+func init() {
+	sched.Register(&sched.Profile{
+		Name:     "cfs-2.6.35",
+		Doc:      "CFS of Linux 2.6.35 (min_granularity 2 ms, nr_latency 3)",
+		Features: features2635(),
+		Tunables: tunables2635(2000000, 1),
+		New:      New,
+		Resolve:  resolve,
+	})
+	sched.Register(&sched.Profile{
+		Name:     "cfs-2.6.36",
+		Doc:      "CFS of Linux 2.6.36: 2.6.35 with min_granularity 0.75 ms, nr_latency 8 (0bf377bbb0be) and a fresh clock at fork",
+		Features: features2635(),
+		Tunables: tunables2635(750000, 0),
+		New:      New,
+		Resolve:  resolve,
+	})
+}
+
+// scaleFactor is the boot-time multiplier of the scaled tunables
+// (update_sysctl): more CPUs mean a longer latency target.
+func scaleFactor(mode int64, ncpu int) int64 {
+	n := int64(min(ncpu, 8))
+	switch mode {
+	case scaleNone:
+		return 1
+	case scaleLinear:
+		return n
+	}
+	return 1 + int64(bits.Len64(uint64(n))-1)
+}
+
+// resolve applies the CPU-count scaling to tunables the user left at their
+// normalized defaults and derives sched_nr_latency as the sysctl handler
+// does, so that --set sched_min_granularity_ns=750000 gives 8 as 0bf377bbb0be
+// wrote by hand.
+func resolve(cfg *sched.Config, userSet map[string]bool) error {
+	if userSet[NrLatency] {
+		return fmt.Errorf("tunable %s is derived from %s and %s; set those instead", NrLatency, Latency, MinGranularity)
+	}
+	f := scaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU)
+	for _, t := range cfg.Profile.Tunables {
+		if t.Scaled && !userSet[t.Name] {
+			cfg.Tunables[t.Name] = t.Default * f
+		}
+	}
+	lat, gran := cfg.Tunables[Latency], cfg.Tunables[MinGranularity]
+	cfg.Tunables[NrLatency] = (lat + gran - 1) / gran
+	return nil
+}

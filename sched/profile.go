@@ -1,0 +1,226 @@
+package sched
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Feature is one sched feature bit (kernel/sched_features.h).
+type Feature struct {
+	Name    string
+	Default bool
+	Doc     string // one line
+	// SMPOnly features have no effect on one CPU; they are listed so the
+	// feature set matches the kernel's.
+	SMPOnly bool
+	// Reconstruction names the reconstruction ("R1") when the feature's
+	// behaviour is ours, not known from a source; empty when verified.
+	Reconstruction string
+}
+
+// Tunable is one numeric knob: a sysctl (spelled as in /proc/sys/kernel), a
+// profile option or an engine parameter.
+type Tunable struct {
+	Name    string
+	Default int64
+	Unit    string // "ns", "Hz", "" …
+	Doc     string
+	Min     int64
+	Max     int64
+	// Choices, if set, are the only valid values (e.g. arch 32|64).
+	Choices []int64
+	// Derived tunables are computed from others unless set explicitly.
+	Derived bool
+	// Scaled tunables are multiplied by the CPU-count factor
+	// (sched_tunable_scaling) unless set explicitly.
+	Scaled bool
+	// Reconstruction marks parameters of reconstructed features.
+	Reconstruction string
+}
+
+// Profile is a kernel generation: a class constructor and its knobs.
+type Profile struct {
+	Name     string // e.g. "cfs-2.6.35"
+	Doc      string
+	Features []Feature
+	Tunables []Tunable
+	// New builds the class for one run. cfg holds every feature and
+	// tunable of this profile, resolved (defaults applied, scaled for
+	// NCPU, derived ones computed by Resolve).
+	New func(cfg *Config) (Class, error)
+	// Resolve, if set, fills derived and scaled tunables: it is given the
+	// config with defaults and user values, and the set of names the user
+	// set explicitly.
+	Resolve func(cfg *Config, userSet map[string]bool) error
+}
+
+// Config is the resolved configuration of one run of a profile.
+type Config struct {
+	Profile  *Profile
+	NCPU     int
+	Features map[string]bool
+	Tunables map[string]int64
+}
+
+// Feature reports whether the named feature is on. It panics on a name the
+// profile does not have: that is a bug in the class, not user input.
+func (c *Config) Feature(name string) bool {
+	v, ok := c.Features[name]
+	if !ok {
+		panic("sched: profile " + c.Profile.Name + " has no feature " + name)
+	}
+	return v
+}
+
+// Tunable returns the named tunable's value; it panics on an unknown name.
+func (c *Config) Tunable(name string) int64 {
+	v, ok := c.Tunables[name]
+	if !ok {
+		panic("sched: profile " + c.Profile.Name + " has no tunable " + name)
+	}
+	return v
+}
+
+var profiles = map[string]*Profile{}
+
+// Register makes a profile available by name. It is called from the init
+// function of the package that implements the class.
+func Register(p *Profile) {
+	if _, dup := profiles[p.Name]; dup {
+		panic("sched: profile registered twice: " + p.Name)
+	}
+	profiles[p.Name] = p
+}
+
+// Profiles returns the registered profile names, sorted.
+func Profiles() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns a registered profile or an error listing the valid names.
+func Lookup(name string) (*Profile, error) {
+	if p, ok := profiles[name]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown policy %q (valid: %s)", name, strings.Join(Profiles(), ", "))
+}
+
+// ParseFeatures parses the kernel's sched_features syntax: a comma-separated
+// list of NAME (turn on) and NO_NAME (turn off). Names match whole — 2.6.35
+// matched by prefix, so writing INTERACTIVE also hit INTERACTIVE_FORK_EXPEDITED;
+// that was a bug (fixed in 2.6.37) and is not reproduced.
+func (p *Profile) ParseFeatures(list string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, on := item, true
+		if f := p.feature(name); f == nil && strings.HasPrefix(name, "NO_") {
+			name, on = name[3:], false
+		}
+		if p.feature(name) == nil {
+			return nil, fmt.Errorf("unknown feature %q for policy %s (valid: %s; prefix NO_ to turn one off)",
+				item, p.Name, strings.Join(p.featureNames(), ", "))
+		}
+		out[name] = on
+	}
+	return out, nil
+}
+
+func (p *Profile) feature(name string) *Feature {
+	for i := range p.Features {
+		if p.Features[i].Name == name {
+			return &p.Features[i]
+		}
+	}
+	return nil
+}
+
+func (p *Profile) featureNames() []string {
+	names := make([]string, len(p.Features))
+	for i, f := range p.Features {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// Tunable returns the profile's tunable of that name, or nil.
+func (p *Profile) Tunable(name string) *Tunable {
+	for i := range p.Tunables {
+		if p.Tunables[i].Name == name {
+			return &p.Tunables[i]
+		}
+	}
+	return nil
+}
+
+// TunableNames lists the profile's tunables in declaration order.
+func (p *Profile) TunableNames() []string {
+	names := make([]string, len(p.Tunables))
+	for i, t := range p.Tunables {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// ParseTunableValue checks and converts a --set value for tunable t.
+func (t *Tunable) ParseValue(s string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("tunable %s: %q is not an integer", t.Name, s)
+	}
+	if len(t.Choices) > 0 {
+		for _, c := range t.Choices {
+			if v == c {
+				return v, nil
+			}
+		}
+		return 0, fmt.Errorf("tunable %s: %d is not one of %v", t.Name, v, t.Choices)
+	}
+	if v < t.Min || v > t.Max {
+		return 0, fmt.Errorf("tunable %s: %d is outside [%d, %d]", t.Name, v, t.Min, t.Max)
+	}
+	return v, nil
+}
+
+// NewConfig resolves a run's configuration: feature defaults overridden by
+// features, tunable defaults overridden by set (already-parsed values), the
+// profile's derivations applied for ncpu CPUs.
+func (p *Profile) NewConfig(ncpu int, features map[string]bool, set map[string]int64) (*Config, error) {
+	cfg := &Config{Profile: p, NCPU: ncpu, Features: map[string]bool{}, Tunables: map[string]int64{}}
+	for _, f := range p.Features {
+		cfg.Features[f.Name] = f.Default
+	}
+	for name, on := range features {
+		if p.feature(name) == nil {
+			return nil, fmt.Errorf("unknown feature %q for policy %s (valid: %s)", name, p.Name, strings.Join(p.featureNames(), ", "))
+		}
+		cfg.Features[name] = on
+	}
+	for _, t := range p.Tunables {
+		cfg.Tunables[t.Name] = t.Default
+	}
+	userSet := map[string]bool{}
+	for name, v := range set {
+		if p.Tunable(name) == nil {
+			return nil, fmt.Errorf("unknown tunable %q for policy %s (valid: %s)", name, p.Name, strings.Join(p.TunableNames(), ", "))
+		}
+		cfg.Tunables[name] = v
+		userSet[name] = true
+	}
+	if p.Resolve != nil {
+		if err := p.Resolve(cfg, userSet); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,70 @@
+package sim
+
+import "schedlab/sched"
+
+// CPU is one simulated CPU and the engine's half of its run queue. It
+// implements sched.RQ for the class.
+type CPU struct {
+	id          int
+	e           *Engine
+	curr        *Task
+	needResched bool
+	nr          int // tasks queued on this CPU, the running one included
+
+	// lastSync is the time up to which busy/idle time and the running
+	// task's work have been accounted.
+	lastSync   int64
+	busy, idle int64
+
+	tickT   timer
+	hrtickT timer
+}
+
+// sync accounts the time since the last sync: the running task progresses
+// through its work, or the CPU was idle. Every handler calls it before it
+// changes anything on this CPU, so CPU time always adds up to elapsed time.
+func (c *CPU) sync() {
+	el := c.e.now - c.lastSync
+	if el <= 0 {
+		return
+	}
+	if t := c.curr; t != nil {
+		t.work -= el
+		t.runtime += el
+		c.busy += el
+	} else {
+		c.idle += el
+	}
+	c.lastSync = c.e.now
+}
+
+// CPU implements sched.RQ.
+func (c *CPU) CPU() int { return c.id }
+
+// Now implements sched.RQ.
+func (c *CPU) Now() int64 { return c.e.now }
+
+// Curr implements sched.RQ.
+func (c *CPU) Curr() *sched.Task {
+	if c.curr == nil {
+		return nil
+	}
+	return &c.curr.st
+}
+
+// Resched implements sched.RQ.
+func (c *CPU) Resched() {
+	if !c.needResched {
+		c.needResched = true
+		c.e.dirty = append(c.e.dirty, c)
+	}
+}
+
+// NeedResched implements sched.RQ.
+func (c *CPU) NeedResched() bool { return c.needResched }
+
+// StartHRTick implements sched.RQ.
+func (c *CPU) StartHRTick(delay int64) { c.e.q.arm(&c.hrtickT, c.e.now+delay) }
+
+// HRTickActive implements sched.RQ.
+func (c *CPU) HRTickActive() bool { return c.hrtickT.armed() }

@@ -1,0 +1,63 @@
+package sim
+
+import "schedlab/trace"
+
+// Mark kinds the engine writes, mapped to trace marks.
+const (
+	markExpiry   = trace.TimerExpiry
+	markCallback = trace.CallbackStart
+	markMissed   = trace.TimerMissed
+)
+
+// emit hands e.ev to the sink. Events are built in e.ev so that passing a
+// pointer to an interface does not allocate.
+func (e *Engine) emit() {
+	e.traced++
+	if e.sink != nil {
+		e.sink.Event(&e.ev)
+	}
+}
+
+func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
+	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Switch, Comm: "swapper", Prio: 120, NextComm: "swapper", NextPrio: 120}
+	if prev != nil {
+		e.ev.PID, e.ev.Comm, e.ev.Prio = int32(prev.st.PID), prev.st.Comm, int32(prev.st.Prio())
+		switch prev.state {
+		case stRunnable:
+			e.ev.PrevState = trace.Running
+		case stDead:
+			e.ev.PrevState = trace.Dead
+		default:
+			e.ev.PrevState = trace.Sleeping
+		}
+	}
+	if next != nil {
+		e.ev.NextPID, e.ev.NextComm, e.ev.NextPrio = int32(next.st.PID), next.st.Comm, int32(next.st.Prio())
+	}
+	e.emit()
+}
+
+func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
+	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: k, PID: int32(t.st.PID), Comm: t.st.Comm,
+		Prio: int32(t.st.Prio()), TargetCPU: int32(t.st.CPU)}
+	e.emit()
+}
+
+// emitFork writes sched_process_fork; a nil parent is rt-app's main thread.
+func (e *Engine) emitFork(c *CPU, parent, child *Task) {
+	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Fork, PID: pidBase, Comm: "rt-app",
+		ChildPID: int32(child.st.PID), ChildComm: child.st.Comm}
+	if parent != nil {
+		e.ev.PID, e.ev.Comm = int32(parent.st.PID), parent.st.Comm
+	}
+	e.emit()
+}
+
+// emitMark writes an application mark on behalf of t (nil: the interrupt).
+func (e *Engine) emitMark(t *Task, k trace.MarkKind, m mark, expected int64) {
+	e.ev = trace.Event{TS: e.now, Kind: trace.Mark, Mark: k, Timer: m.timer, Seq: m.seq, Expected: expected}
+	if t != nil {
+		e.ev.CPU, e.ev.PID, e.ev.Comm = int32(t.st.CPU), int32(t.st.PID), t.st.Comm
+	}
+	e.emit()
+}

@@ -1,0 +1,490 @@
+// Package sim is schedlab's discrete-event engine. It owns time, CPUs,
+// tasks, timers and costs, runs a workload's task programs, and reaches the
+// scheduling policy only through sched.Class, as the kernel's core scheduler
+// reaches a scheduling class. Every state change is reported as a
+// trace.Event, so analysis never needs to know it ran on a simulator.
+//
+// A run is a deterministic state machine on one goroutine: a heap of timers
+// ordered by (time, arming order), each dispatched in turn. Time is integer
+// nanoseconds; nothing depends on the wall clock or on map order.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"schedlab/sched"
+	"schedlab/trace"
+	"schedlab/workload"
+)
+
+// Config describes one simulation run.
+type Config struct {
+	Spec   *workload.Spec
+	Sched  *sched.Config // the resolved policy configuration; its NCPU is the CPU count
+	Params Params
+	// Duration caps the simulated time (ns); the run also ends when every
+	// task has exited. It must be positive.
+	Duration int64
+	Seed     uint64
+	Sink     trace.Sink
+	// Check verifies the engine's and the class's invariants after every
+	// event and stops the run at the first violation.
+	Check bool
+}
+
+// Engine runs one simulation.
+type Engine struct {
+	cfg     Config
+	p       Params
+	spec    *workload.Spec
+	class   sched.Class
+	checker sched.Checker
+	sink    trace.Sink
+	rng     *rand.Rand
+
+	now    int64
+	end    int64
+	q      eventQueue
+	cpus   []*CPU
+	dirty  []*CPU // CPUs whose need_resched was set during this event
+	tasks  []*Task
+	groups map[string]*sched.Group
+	ev     trace.Event // reused for every emitted event: no allocation
+
+	posix   []*posixTimer
+	rtState []*rtTimerState // shared rt-app timer state, by Spec.Timers index
+	timerID int32
+
+	live, pending int // tasks alive; initial tasks not started yet
+	events        uint64
+	traced        uint64
+	err           error
+}
+
+// pidBase is the tgid of the simulated rt-app process; its threads get the
+// PIDs after it, in creation order.
+const pidBase = 1000
+
+// New prepares a run. Errors are about the configuration or the workload.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Spec == nil || cfg.Sched == nil {
+		return nil, errors.New("sim: Config needs Spec and Sched")
+	}
+	if cfg.Duration <= 0 {
+		return nil, fmt.Errorf("sim: duration must be positive, got %d ns", cfg.Duration)
+	}
+	if cfg.Params.HZ <= 0 {
+		return nil, fmt.Errorf("sim: HZ must be positive, got %d", cfg.Params.HZ)
+	}
+	class, err := cfg.Sched.Profile.New(cfg.Sched)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:    cfg,
+		p:      cfg.Params,
+		spec:   cfg.Spec,
+		class:  class,
+		sink:   cfg.Sink,
+		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		end:    cfg.Duration,
+		groups: map[string]*sched.Group{},
+	}
+	if cfg.Check {
+		e.checker, _ = class.(sched.Checker)
+	}
+	for i := 0; i < cfg.Sched.NCPU; i++ {
+		c := &CPU{id: i, e: e}
+		c.tickT = timer{idx: -1, kind: tkTick, cpu: c}
+		c.hrtickT = timer{idx: -1, kind: tkHRTick, cpu: c}
+		e.cpus = append(e.cpus, c)
+	}
+	for _, g := range cfg.Spec.Groups {
+		sg := &sched.Group{Path: g.Path, Shares: g.Shares, Parent: e.groups[g.Parent], Depth: 1}
+		if sg.Parent != nil {
+			sg.Depth = sg.Parent.Depth + 1
+		}
+		e.groups[g.Path] = sg
+	}
+	e.rtState = make([]*rtTimerState, len(cfg.Spec.Timers))
+	for _, d := range cfg.Spec.Tasks {
+		if err := e.checkTaskDef(d); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// checkTaskDef rejects what the workload language allows but this engine
+// cannot run, before anything starts.
+func (e *Engine) checkTaskDef(d *workload.Task) error {
+	pol := e.spec.DefaultPolicy
+	if d.Props.Policy != nil {
+		pol = *d.Props.Policy
+	}
+	if pol == sched.FIFO || pol == sched.RR {
+		return fmt.Errorf("task %q: policy %v is not simulated (valid: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE)", d.Name, pol)
+	}
+	for _, c := range d.Props.CPUs {
+		if c < 0 || c >= len(e.cpus) {
+			return fmt.Errorf("task %q: cpus lists CPU %d, but the run has %d CPU(s) (0-%d)", d.Name, c, len(e.cpus), len(e.cpus)-1)
+		}
+	}
+	return nil
+}
+
+// Class returns the run's scheduling class (for tests and reports).
+func (e *Engine) Class() sched.Class { return e.class }
+
+// Now returns the current simulated time.
+func (e *Engine) Now() int64 { return e.now }
+
+// Events returns the number of engine events dispatched so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// TraceEvents returns the number of trace events emitted so far.
+func (e *Engine) TraceEvents() uint64 { return e.traced }
+
+// CPUTime returns, per CPU, the busy and idle time so far.
+func (e *Engine) CPUTime() (busy, idle []int64) {
+	for _, c := range e.cpus {
+		busy = append(busy, c.busy)
+		idle = append(idle, c.idle)
+	}
+	return busy, idle
+}
+
+// TaskRuntime returns the CPU time each task received, by PID.
+func (e *Engine) TaskRuntime() map[int]int64 {
+	m := make(map[int]int64, len(e.tasks))
+	for _, t := range e.tasks {
+		m[t.st.PID] = t.runtime
+	}
+	return m
+}
+
+// Run simulates until the duration or until every task has exited, and
+// returns the simulated time. It may be called once.
+func (e *Engine) Run() (int64, error) {
+	for _, d := range e.spec.Tasks {
+		for i := 0; i < d.Instances; i++ {
+			t := e.newTask(d, nil, i)
+			t.startT = timer{idx: -1, kind: tkStart, task: t}
+			e.pending++
+			e.q.arm(&t.startT, d.Delay)
+		}
+	}
+	for e.err == nil {
+		if e.live == 0 && e.pending == 0 && len(e.tasks) > 0 {
+			e.end = e.now
+			break
+		}
+		t := e.q.peek()
+		if t == nil {
+			e.end = e.now
+			break
+		}
+		if t.when > e.end {
+			break
+		}
+		e.q.pop()
+		e.now = t.when
+		e.events++
+		e.dispatch(t)
+		e.resolve()
+		if e.cfg.Check && e.err == nil {
+			if err := e.checkInvariants(); err != nil {
+				e.err = fmt.Errorf("invariant broken at %d ns (event %d): %w", e.now, e.events, err)
+			}
+		}
+	}
+	if e.err != nil {
+		return e.now, e.err
+	}
+	e.now = e.end
+	for _, c := range e.cpus {
+		c.sync()
+	}
+	return e.end, nil
+}
+
+func (e *Engine) dispatch(t *timer) {
+	switch t.kind {
+	case tkTick:
+		c := t.cpu
+		c.sync()
+		if c.curr != nil {
+			e.class.Tick(c, &c.curr.st, false)
+			e.armTick(c)
+		}
+	case tkHRTick:
+		c := t.cpu
+		c.sync()
+		if c.curr != nil {
+			e.class.Tick(c, &c.curr.st, true)
+		}
+	case tkWorkDone:
+		c := e.cpus[t.task.st.CPU]
+		c.sync()
+		e.complete(t.task)
+	case tkWake:
+		e.timerWake(t.task)
+	case tkStart:
+		e.pending--
+		e.start(t.task)
+	case tkPosix:
+		e.posixExpire(t.ptmr)
+	}
+}
+
+// resolve runs schedule() on every CPU marked need_resched during the
+// event: the simulator preempts as soon as the flag is set (kernel-mode
+// non-preemptibility is not modelled).
+func (e *Engine) resolve() {
+	for len(e.dirty) > 0 {
+		c := e.dirty[len(e.dirty)-1]
+		e.dirty = e.dirty[:len(e.dirty)-1]
+		for n := 0; c.needResched; n++ {
+			if n == 16 {
+				e.err = fmt.Errorf("cpu %d: the policy keeps asking for a reschedule at %d ns", c.id, e.now)
+				return
+			}
+			e.schedule(c)
+		}
+	}
+}
+
+// armTick keeps a busy CPU's periodic tick armed at the next jiffy boundary.
+// Ticks sit on one global grid (k·10⁹/HZ ns), as jiffies do, and an idle CPU
+// has none (NO_HZ_IDLE).
+func (e *Engine) armTick(c *CPU) {
+	k := e.now*e.p.HZ/1e9 + 1
+	when := k * 1e9 / e.p.HZ
+	if c.tickT.armed() && c.tickT.when == when {
+		return
+	}
+	e.q.arm(&c.tickT, when)
+}
+
+// schedule is the core scheduler's __schedule() for one CPU.
+func (e *Engine) schedule(c *CPU) {
+	prev := c.curr
+	c.needResched = false
+	e.q.cancel(&c.hrtickT)
+	c.sync()
+	if prev != nil {
+		if prev.state != stRunnable {
+			e.class.Dequeue(c, &prev.st, sched.DequeueSleep)
+			prev.onRQ = false
+			c.nr--
+		}
+		e.class.PutPrev(c, &prev.st)
+	}
+	var next *Task
+	if st := e.class.PickNext(c); st != nil {
+		next = e.task(st)
+	}
+	if next != prev {
+		if prev != nil {
+			e.q.cancel(&prev.doneT)
+		}
+		e.emitSwitch(c, prev, next)
+		c.curr = next
+		if next != nil {
+			e.switchIn(c, next)
+		}
+		if prev != nil && prev.state == stDead {
+			e.class.TaskDead(&prev.st)
+			e.live--
+		}
+	}
+	if c.curr == nil {
+		e.q.cancel(&c.tickT)
+	} else {
+		e.armTick(c)
+	}
+}
+
+// switchIn starts next's stint on c: the switch cost comes first, and a
+// runtime (wall-clock) event has lost whatever time passed while it waited.
+func (e *Engine) switchIn(c *CPU, t *Task) {
+	if t.deadline != 0 {
+		t.work = max(0, t.deadline-e.now)
+	}
+	t.work += e.p.CostContextSwitch
+	e.q.arm(&t.doneT, e.now+t.work)
+}
+
+// task maps the class's view of a task back to the engine's.
+func (e *Engine) task(st *sched.Task) *Task { return e.tasks[st.PID-pidBase-1] }
+
+// newTask creates a task from a definition; parent is nil for the
+// workload's initial threads (instance is their index).
+func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
+	t := &Task{def: d, e: e}
+	t.st.PID = pidBase + 1 + len(e.tasks)
+	t.st.TGID = pidBase
+	name := d.Name
+	if parent == nil && d.Instances > 1 {
+		name = fmt.Sprintf("%s-%d", d.Name, instance)
+	}
+	if len(name) > 15 { // TASK_COMM_LEN − 1
+		name = name[:15]
+	}
+	t.st.Comm = name
+	t.st.Policy = e.spec.DefaultPolicy
+	if d.Props.Policy != nil {
+		t.st.Policy = *d.Props.Policy
+	}
+	if d.Props.Nice != nil {
+		t.st.Nice = *d.Props.Nice
+	}
+	if d.Props.UID != nil {
+		t.st.UID = *d.Props.UID
+	}
+	if d.Props.TaskGroup != nil {
+		t.st.Group = e.groups[*d.Props.TaskGroup]
+	}
+	t.allowed = d.Props.CPUs
+	t.doneT = timer{idx: -1, kind: tkWorkDone, task: t}
+	t.wakeT = timer{idx: -1, kind: tkWake, task: t}
+	t.threadLoops = d.Loop
+	t.phase = -1
+	t.action = actStep
+	e.tasks = append(e.tasks, t)
+	return t
+}
+
+// selectCPU places a new task: the allowed CPU with the fewest runnable
+// tasks, lowest number first. (Wake-affine choices, idle balancing and
+// migration belong to the SMP model; a woken task stays on its CPU.)
+func (e *Engine) selectCPU(t *Task) int {
+	best := -1
+	try := func(i int) {
+		if best < 0 || e.cpus[i].nr < e.cpus[best].nr {
+			best = i
+		}
+	}
+	if len(t.allowed) == 0 {
+		for i := range e.cpus {
+			try(i)
+		}
+	} else {
+		for _, i := range t.allowed {
+			try(i)
+		}
+	}
+	return best
+}
+
+// start makes an initial task runnable: rt-app's main thread created it,
+// so it is placed as a fork with no running parent.
+func (e *Engine) start(t *Task) {
+	t.st.CPU = e.selectCPU(t)
+	t.first = e.now
+	e.class.TaskNew(&t.st, nil)
+	c := e.cpus[t.st.CPU]
+	c.sync()
+	e.emitFork(c, nil, t)
+	e.class.Fork(c, nil, &t.st)
+	e.live++
+	e.wakeUpNew(t, nil)
+}
+
+// fork is clone() completing in parent: the child exists, is placed by the
+// class and woken as a new task.
+func (e *Engine) fork(parent *Task) {
+	d := e.spec.Tasks[parent.forkDef]
+	child := e.newTask(d, parent, 0)
+	child.st.Group = parent.st.Group
+	if d.Props.TaskGroup != nil {
+		child.st.Group = e.groups[*d.Props.TaskGroup]
+	}
+	child.st.CPU = e.selectCPU(child)
+	child.first = e.now
+	e.class.TaskNew(&child.st, &parent.st)
+	c := e.cpus[parent.st.CPU]
+	e.emitFork(c, parent, child)
+	e.class.Fork(c, &parent.st, &child.st)
+	// The SIGEV_THREAD callback runs in this new thread.
+	child.resumeMark, parent.forkMark = parent.forkMark, mark{}
+	e.live++
+	e.wakeUpNew(child, parent)
+}
+
+// wakeUpNew is wake_up_new_task.
+func (e *Engine) wakeUpNew(t, parent *Task) {
+	c := e.cpus[t.st.CPU]
+	c.sync()
+	t.st.Wake = sched.WakeInfo{Source: sched.WakeFork}
+	if parent != nil {
+		t.st.Wake.Waker = &parent.st
+	}
+	e.class.Enqueue(c, &t.st, 0)
+	t.state, t.onRQ = stRunnable, true
+	c.nr++
+	e.emitWake(trace.WakeupNew, c, t)
+	e.checkPreempt(c, t, sched.WFFork)
+}
+
+// wakeUp is try_to_wake_up for a sleeping task.
+func (e *Engine) wakeUp(t *Task, src sched.WakeSource, waker *Task) {
+	if t.state != stSleeping {
+		return
+	}
+	c := e.cpus[t.st.CPU]
+	c.sync()
+	t.st.Wake = sched.WakeInfo{Source: src}
+	if waker != nil {
+		t.st.Wake.Waker = &waker.st
+	}
+	e.emitWake(trace.Waking, c, t)
+	e.class.Enqueue(c, &t.st, sched.EnqueueWakeup)
+	t.state, t.onRQ = stRunnable, true
+	c.nr++
+	e.emitWake(trace.Wakeup, c, t)
+	e.checkPreempt(c, t, 0)
+}
+
+// checkPreempt is check_preempt_curr: an idle CPU always reschedules.
+func (e *Engine) checkPreempt(c *CPU, t *Task, wf int) {
+	if c.curr == nil {
+		c.Resched()
+		return
+	}
+	e.class.CheckPreempt(c, &t.st, wf)
+}
+
+// block puts the running task t to sleep; schedule() dequeues it.
+func (e *Engine) block(t *Task) {
+	t.state = stSleeping
+	e.cpus[t.st.CPU].Resched()
+}
+
+// exit ends t: it leaves the CPU for good at the next schedule().
+func (e *Engine) exit(t *Task) {
+	c := e.cpus[t.st.CPU]
+	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
+	e.emit()
+	t.state = stDead
+	c.Resched()
+}
+
+// draw returns a duration for one execution of an event.
+func (e *Engine) draw(d workload.Duration) int64 {
+	switch d.Dist {
+	case workload.LogNormal:
+		return int64(float64(d.Median) * math.Exp(d.Sigma*e.rng.NormFloat64()))
+	case workload.Exponential:
+		return int64(float64(d.Mean) * e.rng.ExpFloat64())
+	case workload.Uniform:
+		if d.Max <= d.Min {
+			return d.Min
+		}
+		return d.Min + e.rng.Int64N(d.Max-d.Min+1)
+	}
+	return d.Fixed
+}

@@ -1,0 +1,105 @@
+package sim
+
+import "schedlab/sched"
+
+// Params are the engine's own knobs: the tick rate and the costs of the
+// kernel paths the simulator does not model instruction by instruction. None
+// is known for the seeds' machines (design principle 7), so each is a named
+// parameter with a documented default, settable with --set like a tunable.
+type Params struct {
+	// HZ is the periodic tick rate. Kconfig's default is 250 in 2.6.24,
+	// 2.6.35 and on the host; the seed authors' HZ is unknown.
+	HZ int64
+	// CostContextSwitch is CPU time the incoming task spends in the switch
+	// before its own work continues.
+	CostContextSwitch int64
+	// CostFork is CPU time the parent spends in clone() before the child
+	// exists (a thread; a process's fork+exec is longer).
+	CostFork int64
+	// CostWakeup is the delay from the cause of a wakeup (a timer's
+	// expiry) to the wakee being on a run queue: interrupt entry, the
+	// hrtimer code and try_to_wake_up.
+	CostWakeup int64
+	// CostExit is CPU time a task spends in exit() before it is gone.
+	CostExit int64
+	// CostYield is CPU time of the sched_yield() system call; it also
+	// guarantees that a loop of yields makes progress.
+	CostYield int64
+}
+
+// Names of the engine parameters as --set and the JSON "tunables" spell them.
+const (
+	ParamHZ          = "HZ"
+	ParamCtxSwitch   = "cost_context_switch_ns"
+	ParamFork        = "cost_fork_ns"
+	ParamWakeup      = "cost_wakeup_ns"
+	ParamExit        = "cost_exit_ns"
+	ParamYield       = "cost_yield_ns"
+	defaultHZ        = 250
+	defaultCtxSwitch = 3000
+	defaultFork      = 25000
+	defaultWakeup    = 2000
+	defaultExit      = 10000
+	defaultYield     = 500
+)
+
+// DefaultParams are the engine defaults. The costs are round figures of the
+// right order for a 2 GHz CPU of 2010 (a context switch of a few µs, a
+// thread clone of tens of µs); they are not calibrated to any row of the
+// seeds.
+func DefaultParams() Params {
+	return Params{
+		HZ:                defaultHZ,
+		CostContextSwitch: defaultCtxSwitch,
+		CostFork:          defaultFork,
+		CostWakeup:        defaultWakeup,
+		CostExit:          defaultExit,
+		CostYield:         defaultYield,
+	}
+}
+
+// ParamTunables describes the engine parameters for `schedlab features` and
+// for --set parsing.
+func ParamTunables() []sched.Tunable {
+	return []sched.Tunable{
+		{Name: ParamHZ, Default: defaultHZ, Unit: "Hz", Choices: []int64{100, 250, 300, 1000}, Doc: "periodic scheduler tick rate (CONFIG_HZ)"},
+		{Name: ParamCtxSwitch, Default: defaultCtxSwitch, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of a context switch, charged to the incoming task"},
+		{Name: ParamFork, Default: defaultFork, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of clone() in the parent before the child exists"},
+		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer expiry to the wakee being queued (irq + hrtimer + try_to_wake_up)"},
+		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
+		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
+	}
+}
+
+// Set applies a parsed parameter value; ok is false for an unknown name.
+func (p *Params) Set(name string, v int64) (ok bool) {
+	switch name {
+	case ParamHZ:
+		p.HZ = v
+	case ParamCtxSwitch:
+		p.CostContextSwitch = v
+	case ParamFork:
+		p.CostFork = v
+	case ParamWakeup:
+		p.CostWakeup = v
+	case ParamExit:
+		p.CostExit = v
+	case ParamYield:
+		p.CostYield = v
+	default:
+		return false
+	}
+	return true
+}
+
+// Values returns the parameters by name, for reports.
+func (p Params) Values() map[string]int64 {
+	return map[string]int64{
+		ParamHZ:        p.HZ,
+		ParamCtxSwitch: p.CostContextSwitch,
+		ParamFork:      p.CostFork,
+		ParamWakeup:    p.CostWakeup,
+		ParamExit:      p.CostExit,
+		ParamYield:     p.CostYield,
+	}
+}

@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"fmt"
+
+	"schedlab/sched"
+	"schedlab/workload"
+)
+
+type taskState uint8
+
+const (
+	stNew      taskState = iota
+	stRunnable           // running or waiting on a run queue
+	stSleeping
+	stDead
+)
+
+// action is what a task does once its current CPU work is used up.
+type action uint8
+
+const (
+	actStep  action = iota // go on with the program's next event
+	actFork                // clone() finishes: create the child
+	actYield               // the sched_yield() system call takes effect
+	actExit                // exit() finishes
+)
+
+// mark identifies a timer expiry whose callback has not started yet.
+type mark struct {
+	timer int32
+	seq   int64
+	set   bool
+}
+
+// Task is a simulated thread running a workload program.
+type Task struct {
+	st    sched.Task // what the class sees
+	def   *workload.Task
+	e     *Engine
+	state taskState
+	onRQ  bool
+	first int64 // when the thread started: rt-app's timer anchor t_first
+
+	allowed []int // CPU affinity; empty means every CPU
+
+	// Program position: phase index, events done in it, loops left.
+	threadLoops int
+	phase       int
+	phaseLoops  int
+	event       int
+
+	// The CPU work in progress and what follows it.
+	work     int64
+	action   action
+	deadline int64 // wall-clock end of a runtime event; 0 otherwise
+	forkDef  int
+
+	doneT, wakeT, startT timer
+
+	runtime int64
+
+	// resumeMark is emitted as a callback start when the task next steps
+	// its program; forkMark is handed to the next child it forks.
+	resumeMark, forkMark mark
+	// pendingWake is the mark an rt-app timer wakeup will set.
+	pendingWake mark
+	// own holds this thread's private ("unique…") rt-app timers.
+	own map[int]*rtTimerState
+}
+
+// complete runs when t, on its CPU, has used up its CPU work: it performs
+// the pending action and steps through the program until the task needs CPU
+// time again, blocks, exits, or must first let the scheduler run (a fork or
+// yield that set need_resched returns to user space through schedule()).
+func (e *Engine) complete(t *Task) {
+	c := e.cpus[t.st.CPU]
+	for n := 0; ; n++ {
+		if n == 1_000_000 {
+			e.err = fmt.Errorf("task %s (pid %d) makes no progress: its events take no time", t.st.Comm, t.st.PID)
+			return
+		}
+		switch t.action {
+		case actStep:
+			t.deadline = 0
+			e.step(t)
+		case actFork:
+			e.fork(t)
+			t.action, t.work = actStep, 0
+		case actYield:
+			e.class.Yield(c, &t.st)
+			c.Resched()
+			t.action, t.work = actStep, 0
+		case actExit:
+			e.exit(t)
+			return
+		}
+		if t.state != stRunnable {
+			return
+		}
+		if t.work > 0 || c.needResched {
+			e.q.arm(&t.doneT, e.now+t.work)
+			return
+		}
+	}
+}
+
+// step executes the program's next event.
+func (e *Engine) step(t *Task) {
+	if t.resumeMark.set {
+		e.emitMark(t, markCallback, t.resumeMark, 0)
+		t.resumeMark = mark{}
+	}
+	ev := t.next()
+	if ev == nil {
+		t.work, t.action = e.p.CostExit, actExit
+		return
+	}
+	switch ev.Kind {
+	case workload.Run:
+		t.work, t.action = e.draw(ev.Dur), actStep
+	case workload.Runtime:
+		d := e.draw(ev.Dur)
+		t.work, t.action, t.deadline = d, actStep, e.now+d
+	case workload.Sleep:
+		d := e.draw(ev.Dur)
+		e.block(t)
+		t.wakeT.phase = wakeNow
+		e.q.arm(&t.wakeT, e.now+d+e.p.CostWakeup)
+	case workload.Timer:
+		e.timerEvent(t, ev)
+	case workload.Fork:
+		t.work, t.action, t.forkDef = e.p.CostFork, actFork, ev.Fork
+	case workload.Yield:
+		t.work, t.action = e.p.CostYield, actYield
+	}
+}
+
+// next advances t's program counter and returns the event to execute, or
+// nil when the thread's loops are done. Every phase has at least one event
+// (the parser guarantees it), so this terminates.
+func (t *Task) next() *workload.Event {
+	phases := t.def.Phases
+	for {
+		if t.phase >= 0 {
+			ph := phases[t.phase]
+			if t.event < len(ph.Events) {
+				t.event++
+				return &ph.Events[t.event-1]
+			}
+			t.event = 0
+			if t.phaseLoops > 0 {
+				t.phaseLoops--
+			}
+			if t.phaseLoops != 0 {
+				continue
+			}
+		}
+		t.phase++
+		if t.phase == len(phases) {
+			t.phase = 0
+			if t.threadLoops > 0 {
+				t.threadLoops--
+			}
+			if t.threadLoops == 0 {
+				return nil
+			}
+		}
+		t.enterPhase(phases[t.phase])
+	}
+}
+
+// enterPhase applies a phase's properties: rt-app sets them when the phase
+// begins and they stay for later phases.
+func (t *Task) enterPhase(ph *workload.Phase) {
+	t.phaseLoops = ph.Loop
+	if ph.Props.Nice != nil && *ph.Props.Nice != t.st.Nice {
+		c := t.e.cpus[t.st.CPU]
+		t.e.class.SetNice(c, &t.st, *ph.Props.Nice)
+	}
+}

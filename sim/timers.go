@@ -1,0 +1,171 @@
+package sim
+
+import (
+	"schedlab/sched"
+	"schedlab/workload"
+)
+
+// Two steps of a timer-driven wakeup, carried in timer.phase.
+const (
+	wakeExpiry uint8 = iota // the timer expires (marks are written)
+	wakeNow                 // the wakeup-path cost has passed: wake the task
+)
+
+// rtTimerState is an rt-app timer resource: the next expiry on its grid.
+type rtTimerState struct {
+	id      int32
+	started bool
+	next    int64
+	seq     int64
+}
+
+// posixTimer is a POSIX interval timer (timer_create/timer_settime). Unlike
+// an rt-app timer it keeps firing whether or not a thread waits for it; its
+// signal is queued at most once, and further expiries while it is pending
+// are overruns: the "missed timer events" of wakeup-latency.c.
+type posixTimer struct {
+	id      int32
+	res     *workload.TimerRes
+	period  int64
+	t       timer
+	seq     int64
+	pending bool
+	pendSeq int64
+	waiter  *Task
+	owner   *Task // the thread that armed it (the only user if per-thread)
+}
+
+func (e *Engine) newTimerID() int32 {
+	e.timerID++
+	return e.timerID
+}
+
+// timerEvent runs a "timer" event for t.
+func (e *Engine) timerEvent(t *Task, ev *workload.Event) {
+	res := e.spec.Timers[ev.Timer]
+	if res.Notify != "" {
+		e.posixWait(t, ev, res)
+		return
+	}
+	st := e.rtTimer(t, ev.Timer, res)
+	// rt-app: the grid starts at the thread's start and advances one period
+	// per use; a thread that is already late does not sleep, and in
+	// relative mode the grid restarts from now.
+	if !st.started {
+		st.started, st.next = true, t.first
+	}
+	st.next += ev.Period
+	st.seq++
+	m := mark{timer: st.id, seq: st.seq, set: true}
+	if e.now < st.next {
+		e.block(t)
+		t.pendingWake = m
+		t.wakeT.phase = wakeExpiry
+		e.q.arm(&t.wakeT, st.next)
+		return
+	}
+	e.emitMark(t, markExpiry, m, st.next)
+	e.emitMark(t, markMissed, m, 0)
+	if !res.Absolute {
+		st.next = e.now
+	}
+	t.work, t.action = 0, actStep
+}
+
+// rtTimer returns the state of timer resource i as t sees it.
+func (e *Engine) rtTimer(t *Task, i int, res *workload.TimerRes) *rtTimerState {
+	if res.PerThread {
+		if t.own == nil {
+			t.own = map[int]*rtTimerState{}
+		}
+		st := t.own[i]
+		if st == nil {
+			st = &rtTimerState{id: e.newTimerID()}
+			t.own[i] = st
+		}
+		return st
+	}
+	if e.rtState[i] == nil {
+		e.rtState[i] = &rtTimerState{id: e.newTimerID()}
+	}
+	return e.rtState[i]
+}
+
+// timerWake handles t's wake timer: an rt-app timer's expiry (which writes
+// the expiry mark, then wakes t after the wakeup-path cost), or the end of a
+// sleep.
+func (e *Engine) timerWake(t *Task) {
+	if t.wakeT.phase == wakeExpiry {
+		e.emitMark(t, markExpiry, t.pendingWake, e.now)
+		t.resumeMark, t.pendingWake = t.pendingWake, mark{}
+		if e.p.CostWakeup > 0 {
+			t.wakeT.phase = wakeNow
+			e.q.arm(&t.wakeT, e.now+e.p.CostWakeup)
+			return
+		}
+	}
+	e.wakeUp(t, sched.WakeTimer, nil)
+}
+
+// posixWait is a thread waiting for a POSIX timer's signal (sigwait): it
+// takes a pending signal at once, or sleeps until the next expiry.
+func (e *Engine) posixWait(t *Task, ev *workload.Event, res *workload.TimerRes) {
+	pt := e.posixTimerFor(t, ev, res)
+	if pt.pending {
+		e.posixConsume(pt, t)
+		t.work, t.action = 0, actStep
+		return
+	}
+	pt.waiter = t
+	e.block(t)
+}
+
+// posixTimerFor returns the POSIX timer of resource ev.Timer, arming it on
+// first use with its first expiry one period after the thread's start.
+func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerRes) *posixTimer {
+	for _, pt := range e.posix {
+		if pt.res == res && (!res.PerThread || pt.owner == t) {
+			return pt
+		}
+	}
+	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.Period, owner: t}
+	pt.t = timer{idx: -1, kind: tkPosix, ptmr: pt}
+	first := t.first + ev.Period
+	for first <= e.now {
+		first += ev.Period
+	}
+	e.q.arm(&pt.t, first)
+	e.posix = append(e.posix, pt)
+	return pt
+}
+
+// posixConsume delivers the pending signal to t. With SIGEV_THREAD the
+// callback runs in the thread t forks next; otherwise in t itself.
+func (e *Engine) posixConsume(pt *posixTimer, t *Task) {
+	pt.pending = false
+	m := mark{timer: pt.id, seq: pt.pendSeq, set: true}
+	if pt.res.Notify == "thread" {
+		t.forkMark = m
+	} else {
+		t.resumeMark = m
+	}
+}
+
+// posixExpire is one expiry of a POSIX timer.
+func (e *Engine) posixExpire(pt *posixTimer) {
+	pt.seq++
+	m := mark{timer: pt.id, seq: pt.seq, set: true}
+	e.emitMark(pt.owner, markExpiry, m, e.now)
+	if pt.pending {
+		e.emitMark(pt.owner, markMissed, m, 0)
+	} else {
+		pt.pending, pt.pendSeq = true, pt.seq
+		if w := pt.waiter; w != nil {
+			pt.waiter = nil
+			e.posixConsume(pt, w)
+			w.wakeT.phase = wakeNow
+			e.q.arm(&w.wakeT, e.now+e.p.CostWakeup)
+		}
+	}
+	e.q.arm(&pt.t, e.now+pt.period)
+}

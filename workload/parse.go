@@ -1,0 +1,633 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"schedlab/sched"
+	"schedlab/workload/jsonc"
+)
+
+// Error is a problem in a workload file, located by file, line and column.
+type Error struct {
+	File string
+	Pos  jsonc.Pos
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Pos.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%s: %s", e.File, e.Pos, e.Msg)
+}
+
+// eventPrefixes are rt-app's (HEAD) event prefixes: a key that starts with
+// one of them is an event, whatever follows.
+var eventPrefixes = []string{"lock", "unlock", "wait", "signal", "broad", "sync", "sleep", "runtime", "run",
+	"timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork", "sem_post", "sem_wait"}
+
+// supportedEvents are the events schedlab runs.
+const supportedEvents = "run, runtime, sleep, timer, fork, yield"
+
+// eventType classifies an event key by rt-app's prefix order (run… and
+// sleep… first, so "runtime0" is runtime and "running" is run). The empty
+// string means the key is not an event.
+func eventType(key string) string {
+	isEvent := false
+	for _, p := range eventPrefixes {
+		if strings.HasPrefix(key, p) {
+			isEvent = true
+			break
+		}
+	}
+	if !isEvent {
+		return ""
+	}
+	order := []string{"sleep", "runtime", "run", "memrun", "mem", "iorun", "lock", "unlock", "signal", "broad",
+		"wait", "sync", "barrier", "timer", "resume", "suspend", "yield", "fork", "sem_post", "sem_wait"}
+	for _, p := range order {
+		if strings.HasPrefix(key, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// rt-app properties schedlab accepts but does not model.
+var ignoredThreadKeys = map[string]bool{
+	"dl-runtime": true, "dl-period": true, "dl-deadline": true, "period": true, "deadline": true,
+	"util_min": true, "util_max": true, "nodes_membind": true,
+}
+
+var globalKeys = map[string]bool{
+	"duration": true, "calibration": true, "default_policy": true, "pi_enabled": true, "lock_pages": true,
+	"logdir": true, "log_basename": true, "log_size": true, "ftrace": true, "gnuplot": true, "io_device": true,
+	"mem_buffer_size": true, "cumulative_slack": true, "taskgroups": true,
+}
+
+type parser struct {
+	file   string
+	spec   *Spec
+	timers map[string]int
+	forks  []forkRef
+	groups map[string]uint64
+}
+
+// forkRef is a fork event whose target is resolved once all tasks are read.
+type forkRef struct {
+	ph   *Phase
+	idx  int
+	name string
+	pos  jsonc.Pos
+}
+
+func (p *parser) errf(pos jsonc.Pos, format string, args ...any) error {
+	return &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse reads an rt-app workload. file names the source in error messages.
+func Parse(file string, data []byte) (*Spec, error) {
+	root, err := jsonc.Parse(data)
+	if err != nil {
+		if se, ok := err.(*jsonc.SyntaxError); ok {
+			return nil, &Error{File: file, Pos: se.Pos, Msg: "malformed JSON: " + se.Msg}
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	p := &parser{file: file, spec: &Spec{Name: file}, timers: map[string]int{}, groups: map[string]uint64{}}
+	if err := p.file0(root); err != nil {
+		return nil, err
+	}
+	return p.spec, nil
+}
+
+func (p *parser) members(v *jsonc.Value, where string) []jsonc.Member {
+	ms, dups := v.Collapse()
+	for _, d := range dups {
+		p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: key %q repeats in %s; as in rt-app the last value is used at the first key's place (name repeated events run0, run1, ...)", p.file, v.Pos, d, where))
+	}
+	return ms
+}
+
+func (p *parser) file0(root *jsonc.Value) error {
+	if root.Kind != jsonc.Object {
+		return p.errf(root.Pos, "a workload is a JSON object with \"tasks\", not a %s", root.Kind)
+	}
+	var tasks *jsonc.Value
+	for _, m := range p.members(root, "the file") {
+		switch m.Key {
+		case "global":
+			if err := p.global(m.Value); err != nil {
+				return err
+			}
+		case "tasks":
+			tasks = m.Value
+		case "resources", "description":
+		default:
+			return p.errf(m.KeyPos, "unknown top-level key %q (valid: global, tasks, resources, description)", m.Key)
+		}
+	}
+	if tasks == nil {
+		return p.errf(root.Pos, "no \"tasks\" object")
+	}
+	if tasks.Kind != jsonc.Object {
+		return p.errf(tasks.Pos, "\"tasks\" must be an object of task definitions, not a %s", tasks.Kind)
+	}
+	for _, m := range p.members(tasks, "\"tasks\"") {
+		if err := p.task(m); err != nil {
+			return err
+		}
+	}
+	if len(p.spec.Tasks) == 0 {
+		return p.errf(tasks.Pos, "\"tasks\" is empty")
+	}
+	for _, f := range p.forks {
+		found := false
+		for i, t := range p.spec.Tasks {
+			if t.Name == f.name {
+				f.ph.Events[f.idx].Fork, found = i, true
+			}
+		}
+		if !found {
+			return p.errf(f.pos, "fork of undefined task %q (defined: %s)", f.name, p.taskNames())
+		}
+	}
+	p.buildGroups()
+	return nil
+}
+
+func (p *parser) taskNames() string {
+	var n []string
+	for _, t := range p.spec.Tasks {
+		n = append(n, t.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func (p *parser) global(v *jsonc.Value) error {
+	if v.Kind != jsonc.Object {
+		return p.errf(v.Pos, "\"global\" must be an object, not a %s", v.Kind)
+	}
+	for _, m := range p.members(v, "\"global\"") {
+		if !globalKeys[m.Key] {
+			return p.errf(m.KeyPos, "unknown key %q in \"global\" (valid: %s)", m.Key, sortedKeys(globalKeys))
+		}
+		switch m.Key {
+		case "duration":
+			f, ok := m.Value.Float()
+			if !ok {
+				return p.errf(m.Value.Pos, "global.duration must be a number of seconds, not a %s", m.Value.Kind)
+			}
+			switch {
+			case f == -1:
+				p.spec.Duration = 0
+			case f <= 0 || math.IsInf(f, 0) || f > 1e6:
+				return p.errf(m.Value.Pos, "global.duration %s is not a positive number of seconds (or -1: until every task ends)", m.Value.Num)
+			default:
+				p.spec.Duration = int64(f * 1e9)
+			}
+		case "default_policy":
+			pol, err := p.policy(m.Value)
+			if err != nil {
+				return err
+			}
+			p.spec.DefaultPolicy = pol
+		case "taskgroups":
+			if err := p.taskgroups(m.Value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// taskgroups is the extension global.taskgroups: {"/path": {"shares": N}}.
+func (p *parser) taskgroups(v *jsonc.Value) error {
+	if v.Kind != jsonc.Object {
+		return p.errf(v.Pos, "global.taskgroups must be an object {\"/path\": {\"shares\": N}}")
+	}
+	for _, m := range p.members(v, "global.taskgroups") {
+		if err := checkGroupPath(m.Key); err != nil {
+			return p.errf(m.KeyPos, "%v", err)
+		}
+		if m.Value.Kind != jsonc.Object {
+			return p.errf(m.Value.Pos, "task group %q must be an object {\"shares\": N}", m.Key)
+		}
+		shares := uint64(1024)
+		for _, g := range m.Value.Members {
+			if g.Key != "shares" {
+				return p.errf(g.KeyPos, "unknown key %q in task group %q (valid: shares)", g.Key, m.Key)
+			}
+			n, ok := g.Value.Int()
+			if !ok || n < 2 || n > 262144 {
+				return p.errf(g.Value.Pos, "shares of %q must be an integer in [2, 262144] (cpu.shares)", m.Key)
+			}
+			shares = uint64(n)
+		}
+		p.addGroup(m.Key)
+		p.groups[m.Key] = shares
+	}
+	return nil
+}
+
+func checkGroupPath(s string) error {
+	if !strings.HasPrefix(s, "/") || s == "/" || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
+		return fmt.Errorf("task group path %q must look like /name or /a/b", s)
+	}
+	return nil
+}
+
+// addGroup registers a path and its ancestors with the default shares.
+func (p *parser) addGroup(path string) {
+	for i := 1; i <= len(path); i++ {
+		if i == len(path) || path[i] == '/' {
+			if _, ok := p.groups[path[:i]]; !ok {
+				p.groups[path[:i]] = 1024
+			}
+		}
+	}
+}
+
+func (p *parser) buildGroups() {
+	paths := make([]string, 0, len(p.groups))
+	for g := range p.groups {
+		paths = append(paths, g)
+	}
+	// Lexical order puts every parent before its children.
+	sort.Strings(paths)
+	for _, g := range paths {
+		parent := ""
+		if i := strings.LastIndexByte(g, '/'); i > 0 {
+			parent = g[:i]
+		}
+		p.spec.Groups = append(p.spec.Groups, &Group{Path: g, Parent: parent, Shares: p.groups[g]})
+	}
+}
+
+func (p *parser) policy(v *jsonc.Value) (sched.Policy, error) {
+	if v.Kind != jsonc.String {
+		return 0, p.errf(v.Pos, "a policy must be a string such as \"SCHED_OTHER\"")
+	}
+	pol, err := sched.ParsePolicy(v.Str)
+	if err != nil {
+		return 0, p.errf(v.Pos, "%v", err)
+	}
+	return pol, nil
+}
+
+func (p *parser) task(m jsonc.Member) error {
+	name := m.Key
+	v := m.Value
+	if v.Kind != jsonc.Object {
+		return p.errf(v.Pos, "task %q must be an object, not a %s", name, v.Kind)
+	}
+	t := &Task{Name: name, Instances: 1, Loop: -1}
+	where := fmt.Sprintf("task %q", name)
+	var phases *jsonc.Value
+	var loop *jsonc.Value
+	direct := &Phase{Name: name, Loop: 1}
+	for _, km := range p.members(v, where) {
+		switch km.Key {
+		case "instance":
+			n, ok := km.Value.Int()
+			if !ok || n < 0 || n > 100000 {
+				return p.errf(km.Value.Pos, "%s: instance must be an integer >= 0 (0: a template for fork)", where)
+			}
+			t.Instances = int(n)
+		case "delay":
+			n, ok := km.Value.Int()
+			if !ok || n < 0 {
+				return p.errf(km.Value.Pos, "%s: delay must be a non-negative integer of microseconds", where)
+			}
+			t.Delay = n * 1000
+		case "loop":
+			loop = km.Value
+		case "phases":
+			phases = km.Value
+		default:
+			ok, err := p.prop(km, &t.Props, where, true)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+			if ignoredThreadKeys[km.Key] {
+				continue
+			}
+			if eventType(km.Key) == "" {
+				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, policy, priority, cpus, taskgroup, uid, %s, and events %s)",
+					where, km.Key, strings.Join(sortedKeyList(ignoredThreadKeys), ", "), supportedEvents)
+			}
+			if phases != nil {
+				return p.errf(km.KeyPos, "%s: event %q next to \"phases\": put it inside a phase", where, km.Key)
+			}
+			if err := p.event(km, direct, where); err != nil {
+				return err
+			}
+		}
+	}
+	if loop != nil {
+		n, ok := loop.Int()
+		if !ok || (n != -1 && n < 1) {
+			return p.errf(loop.Pos, "%s: loop must be -1 (forever) or a positive integer", where)
+		}
+		t.Loop = int(n)
+	}
+	if phases != nil {
+		if len(direct.Events) > 0 {
+			return p.errf(phases.Pos, "%s: has both events and \"phases\"", where)
+		}
+		if err := p.phases(phases, t, where); err != nil {
+			return err
+		}
+	} else {
+		if len(direct.Events) == 0 {
+			return p.errf(v.Pos, "%s has no events (supported: %s)", where, supportedEvents)
+		}
+		// rt-app HEAD: without phases, "loop" counts repetitions of the
+		// event list, and no loop means forever.
+		t.Phases = []*Phase{direct}
+	}
+	if t.Props.TaskGroup != nil {
+		p.addGroup(*t.Props.TaskGroup)
+	}
+	p.spec.Tasks = append(p.spec.Tasks, t)
+	return nil
+}
+
+func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
+	if v.Kind != jsonc.Object {
+		return p.errf(v.Pos, "%s: \"phases\" must be an object of phases", where)
+	}
+	for _, m := range p.members(v, where+" phases") {
+		pw := fmt.Sprintf("%s phase %q", where, m.Key)
+		if m.Value.Kind != jsonc.Object {
+			return p.errf(m.Value.Pos, "%s must be an object", pw)
+		}
+		ph := &Phase{Name: m.Key, Loop: 1}
+		for _, km := range p.members(m.Value, pw) {
+			if km.Key == "loop" {
+				n, ok := km.Value.Int()
+				if !ok || (n != -1 && n < 1) {
+					return p.errf(km.Value.Pos, "%s: loop must be -1 (forever) or a positive integer", pw)
+				}
+				ph.Loop = int(n)
+				continue
+			}
+			ok, err := p.prop(km, &ph.Props, pw, false)
+			if err != nil {
+				return err
+			}
+			if ok || ignoredThreadKeys[km.Key] {
+				continue
+			}
+			if eventType(km.Key) == "" {
+				return p.errf(km.KeyPos, "%s: unknown key %q (valid: loop, priority, and events %s)", pw, km.Key, supportedEvents)
+			}
+			if err := p.event(km, ph, pw); err != nil {
+				return err
+			}
+		}
+		if len(ph.Events) == 0 {
+			return p.errf(m.Value.Pos, "%s has no events (supported: %s)", pw, supportedEvents)
+		}
+		t.Phases = append(t.Phases, ph)
+	}
+	if len(t.Phases) == 0 {
+		return p.errf(v.Pos, "%s: \"phases\" is empty", where)
+	}
+	return nil
+}
+
+// prop parses a scheduling property; ok is false if the key is not one.
+// Phases may only change the nice level: the simulator does not yet move a
+// running task between policies, groups or CPU sets.
+func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (bool, error) {
+	switch m.Key {
+	case "policy", "cpus", "taskgroup", "uid":
+		if !thread {
+			return false, p.errf(m.KeyPos, "%s: %q can only be set on the task, not in a phase", where, m.Key)
+		}
+	case "priority":
+	default:
+		return false, nil
+	}
+	v := m.Value
+	switch m.Key {
+	case "policy":
+		pol, err := p.policy(v)
+		if err != nil {
+			return false, err
+		}
+		props.Policy = &pol
+	case "priority":
+		n, ok := v.Int()
+		if !ok || n < sched.MinNice || n > sched.MaxNice {
+			return false, p.errf(v.Pos, "%s: priority (the nice value) must be an integer in [-20, 19]", where)
+		}
+		nice := int(n)
+		props.Nice = &nice
+	case "cpus":
+		if v.Kind != jsonc.Array || len(v.Elems) == 0 {
+			return false, p.errf(v.Pos, "%s: cpus must be a non-empty array of CPU numbers", where)
+		}
+		for _, e := range v.Elems {
+			n, ok := e.Int()
+			if !ok || n < 0 || n > 1<<16 {
+				return false, p.errf(e.Pos, "%s: cpus must list CPU numbers >= 0", where)
+			}
+			props.CPUs = append(props.CPUs, int(n))
+		}
+	case "taskgroup":
+		if v.Kind != jsonc.String {
+			return false, p.errf(v.Pos, "%s: taskgroup must be a path string like \"/a/b\"", where)
+		}
+		if v.Str != "" {
+			if err := checkGroupPath(v.Str); err != nil {
+				return false, p.errf(v.Pos, "%s: %v", where, err)
+			}
+			s := v.Str
+			props.TaskGroup = &s
+		}
+	case "uid":
+		n, ok := v.Int()
+		if !ok || n < 0 || n > math.MaxInt32 {
+			return false, p.errf(v.Pos, "%s: uid must be a non-negative integer", where)
+		}
+		uid := int(n)
+		props.UID = &uid
+	}
+	return true, nil
+}
+
+func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
+	typ := eventType(m.Key)
+	ev := Event{Key: m.Key}
+	v := m.Value
+	switch typ {
+	case "run", "runtime", "sleep":
+		d, err := p.duration(v, where, m.Key)
+		if err != nil {
+			return err
+		}
+		ev.Dur = d
+		ev.Kind = map[string]EventKind{"run": Run, "runtime": Runtime, "sleep": Sleep}[typ]
+	case "timer":
+		if err := p.timer(v, &ev, where); err != nil {
+			return err
+		}
+	case "fork":
+		if v.Kind != jsonc.String {
+			return p.errf(v.Pos, "%s: %s must name a task to fork", where, m.Key)
+		}
+		ev.Kind = Fork
+	case "yield":
+		ev.Kind = Yield
+	default:
+		return p.errf(m.KeyPos, "%s: event %q (%s) is not supported by schedlab (supported: %s)", where, m.Key, typ, supportedEvents)
+	}
+	ph.Events = append(ph.Events, ev)
+	if typ == "fork" {
+		p.forks = append(p.forks, forkRef{ph: ph, idx: len(ph.Events) - 1, name: v.Str, pos: v.Pos})
+	}
+	return nil
+}
+
+// duration reads microseconds, or the extension {"dist": ...} object.
+func (p *parser) duration(v *jsonc.Value, where, key string) (Duration, error) {
+	if v.Kind == jsonc.Number {
+		n, ok := v.Int()
+		if !ok || n < 0 {
+			return Duration{}, p.errf(v.Pos, "%s: %s must be a non-negative integer of microseconds", where, key)
+		}
+		return Duration{Fixed: n * 1000}, nil
+	}
+	if v.Kind != jsonc.Object {
+		return Duration{}, p.errf(v.Pos, "%s: %s must be microseconds or a distribution {\"dist\": \"lognormal\"|\"exponential\"|\"uniform\", ...}", where, key)
+	}
+	var d Duration
+	us := func(name string) (int64, error) {
+		x := v.Get(name)
+		if x == nil {
+			return 0, p.errf(v.Pos, "%s: %s: distribution needs %q", where, key, name)
+		}
+		n, ok := x.Int()
+		if !ok || n < 0 {
+			return 0, p.errf(x.Pos, "%s: %s: %q must be a non-negative integer of microseconds", where, key, name)
+		}
+		return n * 1000, nil
+	}
+	dist := v.Get("dist")
+	if dist == nil || dist.Kind != jsonc.String {
+		return d, p.errf(v.Pos, "%s: %s: a distribution needs \"dist\": \"lognormal\", \"exponential\" or \"uniform\"", where, key)
+	}
+	var err error
+	allowed := map[string]bool{"dist": true}
+	switch dist.Str {
+	case "lognormal":
+		d.Dist = LogNormal
+		allowed["median"], allowed["sigma"] = true, true
+		if d.Median, err = us("median"); err != nil {
+			return d, err
+		}
+		s := v.Get("sigma")
+		f, ok := 0.0, false
+		if s != nil {
+			f, ok = s.Float()
+		}
+		if !ok || f < 0 || f > 10 {
+			return d, p.errf(v.Pos, "%s: %s: lognormal needs \"sigma\" in [0, 10]", where, key)
+		}
+		d.Sigma = f
+	case "exponential":
+		d.Dist = Exponential
+		allowed["mean"] = true
+		if d.Mean, err = us("mean"); err != nil {
+			return d, err
+		}
+	case "uniform":
+		d.Dist = Uniform
+		allowed["min"], allowed["max"] = true, true
+		if d.Min, err = us("min"); err != nil {
+			return d, err
+		}
+		if d.Max, err = us("max"); err != nil {
+			return d, err
+		}
+		if d.Max < d.Min {
+			return d, p.errf(v.Pos, "%s: %s: uniform needs min <= max", where, key)
+		}
+	default:
+		return d, p.errf(dist.Pos, "%s: %s: unknown distribution %q (valid: lognormal, exponential, uniform)", where, key, dist.Str)
+	}
+	for _, m := range v.Members {
+		if !allowed[m.Key] {
+			return d, p.errf(m.KeyPos, "%s: %s: unknown key %q for a %s distribution (valid: %s)", where, key, m.Key, dist.Str, sortedKeys(allowed))
+		}
+	}
+	return d, nil
+}
+
+func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
+	if v.Kind != jsonc.Object {
+		return p.errf(v.Pos, "%s: timer must be an object {\"ref\": name, \"period\": µs, \"mode\": \"relative\"|\"absolute\"}", where)
+	}
+	ref, mode, notify := "", "relative", ""
+	var period int64
+	for _, m := range v.Members {
+		switch m.Key {
+		case "ref":
+			if m.Value.Kind != jsonc.String || m.Value.Str == "" {
+				return p.errf(m.Value.Pos, "%s: timer ref must be a non-empty string", where)
+			}
+			ref = m.Value.Str
+		case "period":
+			n, ok := m.Value.Int()
+			if !ok || n <= 0 {
+				return p.errf(m.Value.Pos, "%s: timer period must be a positive integer of microseconds", where)
+			}
+			period = n * 1000
+		case "mode":
+			if m.Value.Kind != jsonc.String || (m.Value.Str != "relative" && m.Value.Str != "absolute") {
+				return p.errf(m.Value.Pos, "%s: timer mode must be \"relative\" or \"absolute\"", where)
+			}
+			mode = m.Value.Str
+		case "notify":
+			if m.Value.Kind != jsonc.String || (m.Value.Str != "signal" && m.Value.Str != "thread") {
+				return p.errf(m.Value.Pos, "%s: timer notify must be \"signal\" (POSIX timer, SIGEV_SIGNAL) or \"thread\" (SIGEV_THREAD)", where)
+			}
+			notify = m.Value.Str
+		default:
+			return p.errf(m.KeyPos, "%s: unknown timer key %q (valid: ref, period, mode, notify)", where, m.Key)
+		}
+	}
+	if ref == "" || period == 0 {
+		return p.errf(v.Pos, "%s: timer needs \"ref\" and \"period\"", where)
+	}
+	i, ok := p.timers[ref]
+	if !ok {
+		i = len(p.spec.Timers)
+		p.timers[ref] = i
+		p.spec.Timers = append(p.spec.Timers, &TimerRes{Name: ref, Absolute: mode == "absolute",
+			PerThread: strings.HasPrefix(ref, "unique"), Notify: notify})
+	} else if r := p.spec.Timers[i]; r.Notify != notify || r.Absolute != (mode == "absolute") {
+		return p.errf(v.Pos, "%s: timer %q is used with another mode or notify elsewhere", where, ref)
+	}
+	ev.Kind, ev.Timer, ev.Period = Timer, i, period
+	return nil
+}
+
+func sortedKeys(m map[string]bool) string { return strings.Join(sortedKeyList(m), ", ") }
+
+func sortedKeyList(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,139 @@
+// Package workload reads workloads written in rt-app's JSON and turns them
+// into task programs the simulator (and the host runner) execute.
+//
+// The language is a compatible subset of rt-app (../shared/reference/formats.md
+// §1): a "global" object, and "tasks" whose events run in the order their
+// keys appear. schedlab's extensions (a task's uid, task-group shares, POSIX
+// and SIGEV_THREAD timers, random durations) are documented in
+// docs/workload.md; none of them changes what an rt-app file means.
+package workload
+
+import "schedlab/sched"
+
+// Spec is a parsed workload.
+type Spec struct {
+	Name string
+	// Duration is global.duration in ns; 0 means the file sets none (rt-app's
+	// −1: run until every task ends).
+	Duration      int64
+	DefaultPolicy sched.Policy
+	Tasks         []*Task // in file order
+	// Groups lists every task group the tasks use, parents before
+	// children, with the shares of the "taskgroups" extension.
+	Groups []*Group
+	// Timers lists the timer resources by first use; Event.Timer indexes it.
+	Timers []*TimerRes
+	// Warnings are non-fatal findings (e.g. collapsed duplicate keys).
+	Warnings []string
+}
+
+// Task is one entry of "tasks": a thread definition with Instances copies
+// started at time Delay, or a template (Instances == 0) that only "fork"
+// events instantiate.
+type Task struct {
+	Name      string
+	Instances int
+	Delay     int64 // ns
+	// Loop is how many times the phase list runs; −1 forever.
+	Loop   int
+	Props  Props
+	Phases []*Phase
+}
+
+// Props are the scheduling properties a thread (or, from that phase on, a
+// phase) sets. Nil or empty fields are "not set here".
+type Props struct {
+	Policy    *sched.Policy
+	Nice      *int
+	CPUs      []int
+	TaskGroup *string
+	UID       *int // extension: the task's user id
+}
+
+// Phase is one element of "phases" (or the whole event list of a thread
+// without phases).
+type Phase struct {
+	Name   string
+	Loop   int // −1 forever
+	Props  Props
+	Events []Event
+}
+
+// EventKind is an rt-app event type.
+type EventKind uint8
+
+const (
+	Run     EventKind = iota + 1 // busy for an amount of CPU time
+	Runtime                      // busy until an amount of wall time has passed
+	Sleep                        // relative sleep
+	Timer                        // wait for the next expiry of a periodic timer
+	Fork                         // create a thread from a task definition
+	Yield                        // sched_yield()
+)
+
+var eventKindNames = [...]string{Run: "run", Runtime: "runtime", Sleep: "sleep", Timer: "timer", Fork: "fork", Yield: "yield"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "?"
+}
+
+// Event is one step of a phase.
+type Event struct {
+	Kind EventKind
+	Key  string // the JSON key, e.g. "run0"
+	// Dur is the length of Run, Runtime and Sleep (ns).
+	Dur Duration
+	// Timer indexes Spec.Timers; Period (ns) is this event's period.
+	Timer  int
+	Period int64
+	// Fork indexes Spec.Tasks: the definition the new thread runs.
+	Fork int
+}
+
+// Duration is a fixed length, or one drawn from a distribution each time
+// the event runs (extension: see DistKind).
+type Duration struct {
+	Fixed int64 // ns, when Dist == Fixed
+	Dist  DistKind
+	// Parameters in ns: Median/Sigma for lognormal (Sigma is unitless),
+	// Mean for exponential, Min/Max for uniform.
+	Median, Mean, Min, Max int64
+	Sigma                  float64
+}
+
+// DistKind selects how a Duration is drawn.
+type DistKind uint8
+
+const (
+	Fixed DistKind = iota
+	LogNormal
+	Exponential
+	Uniform
+)
+
+// TimerRes is a timer resource: rt-app shares one timer between all threads
+// that name it, unless the name starts with "unique".
+type TimerRes struct {
+	Name     string
+	Absolute bool // mode "absolute": keep the grid after a late expiry
+	// PerThread is rt-app's "unique…" timer: each thread gets its own.
+	PerThread bool
+	// Notify is the extension "notify": "" for an rt-app timer (the waiter
+	// wakes at the expiry, as rt-app's wu_lat measures), "signal" for a
+	// POSIX timer that keeps firing whether or not anybody waits (an expiry
+	// that finds the previous one undelivered is a missed timer event), or
+	// "thread" for a POSIX timer with SIGEV_THREAD: as "signal", and the
+	// timer-latency sample ends when the thread the waiter forks next
+	// first runs, as glibc runs the callback in a new thread.
+	Notify string
+}
+
+// Group is a task group (cgroup of the cpu controller).
+type Group struct {
+	Path   string
+	Parent string // "" for a child of the root
+	Shares uint64
+}
