@@ -1,0 +1,61 @@
+// Command schedlab simulates and measures Linux fair-scheduler latency.
+//
+//	schedlab run SCENARIO|FILE.json [--policy P] [--features F] [--set NAME=VALUE]...
+//	schedlab features [--policy P]
+//	schedlab scenarios
+//	schedlab scenario show NAME
+//
+// Errors in what the user gave exit with status 2, other failures with 1.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"schedlab/lab"
+)
+
+// usageError marks command-line mistakes (exit status 2).
+type usageError struct{ error }
+
+func main() {
+	root := &cobra.Command{
+		Use:           "schedlab",
+		Short:         "A laboratory for Linux fair-scheduler wakeup latency",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
+		var ie *lab.InputError
+		var ue usageError
+		if errors.As(err, &ie) || errors.As(err, &ue) || isCobraUsage(err) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong number of arguments), which it returns as plain errors.
+func isCobraUsage(err error) bool {
+	var ae argError
+	return errors.As(err, &ae)
+}
+
+// argError wraps cobra's positional-argument checks.
+type argError struct{ error }
+
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return argError{fmt.Errorf("%s: %w (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())}
+		}
+		return nil
+	}
+}

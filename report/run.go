@@ -1,0 +1,244 @@
+// Package report shapes a run's results for people and programs: the JSON
+// object whose keys the design fixes, and the text a scheduler developer
+// reads, ending with the three lines the seeds' wakeup-latency.c printed.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"schedlab/analyze"
+)
+
+// US is a duration in microseconds, written with one decimal.
+type US float64
+
+// MarshalJSON writes one decimal, so reports are stable byte for byte.
+func (u US) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(float64(u), 'f', 1, 64)), nil
+}
+
+// NsToUS converts nanoseconds to microseconds rounded to 0.1 µs.
+func NsToUS(ns float64) US { return US(math.Round(ns/100) / 10) }
+
+// Latency is one latency statistic (timer or wakeup) in µs.
+type Latency struct {
+	Count  int      `json:"count"`
+	Avg    US       `json:"avg_us"`
+	P50    US       `json:"p50_us"`
+	P90    US       `json:"p90_us"`
+	P99    US       `json:"p99_us"`
+	P999   US       `json:"p999_us"`
+	Max    US       `json:"max_us"`
+	Missed *int     `json:"missed,omitempty"`
+	Hist   []Bucket `json:"hist,omitempty"`
+}
+
+// Bucket is one log2 histogram bucket: [LoUS, HiUS] µs holds Count samples.
+type Bucket struct {
+	LoUS  int64 `json:"lo_us"`
+	HiUS  int64 `json:"hi_us"`
+	Count int64 `json:"count"`
+}
+
+// NewLatency converts analysis statistics.
+func NewLatency(s analyze.Stats) Latency {
+	l := Latency{Count: s.Count, Avg: NsToUS(s.Avg()), P50: NsToUS(float64(s.P50)), P90: NsToUS(float64(s.P90)),
+		P99: NsToUS(float64(s.P99)), P999: NsToUS(float64(s.P999)), Max: NsToUS(float64(s.Max))}
+	for i, n := range s.Hist.Buckets {
+		if n == 0 {
+			continue
+		}
+		lo, hi := int64(0), int64(1)
+		if i > 0 {
+			lo, hi = 1<<i, 1<<(i+1)-1
+		}
+		l.Hist = append(l.Hist, Bucket{LoUS: lo, HiUS: hi, Count: n})
+	}
+	return l
+}
+
+// Task is one row of the per-task table (perf sched latency's columns).
+type Task struct {
+	Comm       string  `json:"comm"`
+	PID        int32   `json:"pid"`
+	RuntimeMS  float64 `json:"runtime_ms"`
+	Switches   int     `json:"switches"`
+	AvgDelayUS US      `json:"avg_delay_us"`
+	MaxDelayUS US      `json:"max_delay_us"`
+	MaxDelayAt int64   `json:"max_delay_at_ns"`
+}
+
+// Engine holds the run's cost figures: the only fields that may differ
+// between two runs of the same inputs.
+type Engine struct {
+	Events      uint64  `json:"events"`
+	TraceEvents uint64  `json:"trace_events"`
+	WallMS      float64 `json:"wall_ms"`
+	EventsPerS  float64 `json:"events_per_s"`
+}
+
+// Run is the report of one run, simulated or measured.
+type Run struct {
+	Scenario      string           `json:"scenario"`
+	Policy        string           `json:"policy"`
+	CPUs          int              `json:"cpus"`
+	Features      map[string]bool  `json:"features"`
+	Tunables      map[string]int64 `json:"tunables"`
+	Seed          uint64           `json:"seed"`
+	SimNS         int64            `json:"sim_ns"`
+	TimerLatency  Latency          `json:"timer_latency"`
+	WakeupLatency Latency          `json:"wakeup_latency"`
+	Tasks         []Task           `json:"tasks"`
+	Warnings      []string         `json:"warnings,omitempty"`
+	Engine        Engine           `json:"engine"`
+
+	// Text-only details.
+	DefaultFeatures map[string]bool  `json:"-"`
+	DefaultTunables map[string]int64 `json:"-"`
+	TimerHist       analyze.Log2Hist `json:"-"`
+	WakeupHist      analyze.Log2Hist `json:"-"`
+}
+
+// FromAnalysis fills the statistics of r from an analysis report.
+func (r *Run) FromAnalysis(a analyze.Report) {
+	r.TimerLatency = NewLatency(a.TimerLatency)
+	missed := a.TimerMissed
+	r.TimerLatency.Missed = &missed
+	r.WakeupLatency = NewLatency(a.WakeupLatency)
+	r.TimerHist, r.WakeupHist = a.TimerLatency.Hist, a.WakeupLatency.Hist
+	r.Tasks = make([]Task, 0, len(a.Tasks))
+	for _, t := range a.Tasks {
+		r.Tasks = append(r.Tasks, Task{Comm: t.Comm, PID: t.PID, RuntimeMS: math.Round(float64(t.Runtime)/1e3) / 1e3,
+			Switches: t.Switches, AvgDelayUS: NsToUS(t.AvgDelay), MaxDelayUS: NsToUS(float64(t.MaxDelay)), MaxDelayAt: t.MaxDelayStart})
+	}
+}
+
+// TextOptions select optional parts of the text report.
+type TextOptions struct {
+	Hist     bool // log2 histograms of both latencies
+	MaxTasks int  // rows of the per-task table; 0 means 20
+}
+
+// WriteText prints the run for a reader.
+func (r *Run) WriteText(w io.Writer, o TextOptions) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "scenario %s, policy %s, %d CPU(s), seed %d, %.3f s simulated\n", r.Scenario, r.Policy, r.CPUs, r.Seed, float64(r.SimNS)/1e9)
+	if d := diffFeatures(r.Features, r.DefaultFeatures); d != "" {
+		fmt.Fprintf(b, "features changed: %s\n", d)
+	}
+	if d := diffTunables(r.Tunables, r.DefaultTunables); d != "" {
+		fmt.Fprintf(b, "tunables changed: %s\n", d)
+	}
+	for _, wmsg := range r.Warnings {
+		fmt.Fprintf(b, "warning: %s\n", wmsg)
+	}
+	b.WriteString("\n")
+	writeLatency(b, "timer latency (callback start - timer expiry)", r.TimerLatency)
+	writeLatency(b, "wakeup latency (sched_waking - switch-in)", r.WakeupLatency)
+	if o.Hist {
+		for _, h := range []struct {
+			name string
+			hist analyze.Log2Hist
+		}{{"timer latency", r.TimerHist}, {"wakeup latency", r.WakeupHist}} {
+			if len(h.hist.Buckets) == 0 {
+				continue
+			}
+			fmt.Fprintf(b, "\n%s histogram:\n", h.name)
+			if err := h.hist.Write(b, "usecs"); err != nil {
+				return err
+			}
+		}
+	}
+	b.WriteString("\n")
+	writeTasks(b, r.Tasks, o.MaxTasks)
+	b.WriteString("\n")
+	// The three lines of wakeup-latency.c, so a reader of the seeds
+	// recognises the figures.
+	fmt.Fprintf(b, "maximum latency: %.1f µs\n", float64(r.TimerLatency.Max))
+	fmt.Fprintf(b, "average latency: %.1f µs\n", float64(r.TimerLatency.Avg))
+	missed := 0
+	if r.TimerLatency.Missed != nil {
+		missed = *r.TimerLatency.Missed
+	}
+	fmt.Fprintf(b, "missed timer events: %d\n", missed)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeLatency(b *strings.Builder, name string, l Latency) {
+	if l.Count == 0 {
+		fmt.Fprintf(b, "%-47s no samples\n", name+":")
+		return
+	}
+	fmt.Fprintf(b, "%-47s n=%d avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f µs\n",
+		name+":", l.Count, float64(l.Avg), float64(l.P50), float64(l.P90), float64(l.P99), float64(l.P999), float64(l.Max))
+}
+
+// writeTasks prints the first rows of the per-task table in perf sched
+// latency's layout (delays in ms).
+func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
+	if maxRows <= 0 {
+		maxRows = 20
+	}
+	rule := func(n int) { b.WriteString(" " + strings.Repeat("-", n) + "\n") }
+	rule(113)
+	b.WriteString("  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Max delay start     |\n")
+	rule(113)
+	var total float64
+	var switches int
+	for i, t := range tasks {
+		total += t.RuntimeMS
+		switches += t.Switches
+		if i >= maxRows {
+			continue
+		}
+		name := fmt.Sprintf("%s:%d", t.Comm, t.PID)
+		fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms | at: %12.6f s |\n",
+			name, t.RuntimeMS, t.Switches, float64(t.AvgDelayUS)/1000, float64(t.MaxDelayUS)/1000, float64(t.MaxDelayAt)/1e9)
+	}
+	rule(113)
+	fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d |\n", "TOTAL:", total, switches)
+	if len(tasks) > maxRows {
+		fmt.Fprintf(b, "  (%d more tasks not shown; --json lists all)\n", len(tasks)-maxRows)
+	}
+}
+
+func diffFeatures(cur, def map[string]bool) string {
+	var out []string
+	for _, k := range sortedKeys(cur) {
+		if d, ok := def[k]; ok && d == cur[k] {
+			continue
+		}
+		if cur[k] {
+			out = append(out, k)
+		} else {
+			out = append(out, "NO_"+k)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func diffTunables(cur, def map[string]int64) string {
+	var out []string
+	for _, k := range sortedKeys(cur) {
+		if d, ok := def[k]; ok && d == cur[k] {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s=%d", k, cur[k]))
+	}
+	return strings.Join(out, " ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
