@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,11 +42,11 @@ func main() {
 	}
 }
 
-// isCobraUsage recognises cobra's own argument errors (unknown command,
-// wrong number of arguments), which it returns as plain errors.
+// isCobraUsage recognises argument errors: ours, and cobra's unknown
+// command, which it returns as a plain error.
 func isCobraUsage(err error) bool {
 	var ae argError
-	return errors.As(err, &ae)
+	return errors.As(err, &ae) || strings.HasPrefix(err.Error(), "unknown command ")
 }
 
 // argError wraps cobra's positional-argument checks.
