@@ -191,5 +191,3 @@ func TestScenarios(t *testing.T) {
 		t.Fatal("a copy of a built-in scenario runs differently")
 	}
 }
-
-
