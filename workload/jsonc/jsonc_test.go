@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -403,55 +404,58 @@ func TestGetChaining(t *testing.T) {
 	}
 }
 
-// encode writes v as standard JSON, keeping member order and duplicates.
-// Strings are written byte by byte so that invalid UTF-8 survives.
-func encode(b *bytes.Buffer, v *Value) {
+// encode appends v as standard JSON, keeping member order and duplicates.
+// Strings are copied byte by byte so that invalid UTF-8 survives. (It avoids
+// fmt and bytes.Buffer: the fuzzer instruments them too, and their
+// size-dependent paths make it spend its time minimizing long inputs.)
+func encode(b []byte, v *Value) []byte {
 	switch v.Kind {
 	case Null:
-		b.WriteString("null")
+		return append(b, "null"...)
 	case Bool:
-		fmt.Fprint(b, v.Bool)
+		return strconv.AppendBool(b, v.Bool)
 	case Number:
-		b.WriteString(v.Num)
+		return append(b, v.Num...)
 	case String:
-		encodeString(b, v.Str)
+		return encodeString(b, v.Str)
 	case Object:
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, m := range v.Members {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			encodeString(b, m.Key)
-			b.WriteByte(':')
-			encode(b, m.Value)
+			b = encodeString(b, m.Key)
+			b = append(b, ':')
+			b = encode(b, m.Value)
 		}
-		b.WriteByte('}')
+		return append(b, '}')
 	case Array:
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, e := range v.Elems {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			encode(b, e)
+			b = encode(b, e)
 		}
-		b.WriteByte(']')
+		return append(b, ']')
 	}
+	panic("unknown kind " + v.Kind.String())
 }
 
-func encodeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
+func encodeString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, '\\', c)
 		case c < 0x20:
-			fmt.Fprintf(b, `\u%04x`, c)
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	b.WriteByte('"')
+	return append(b, '"')
 }
 
 // sameTree compares two trees, ignoring positions.
@@ -532,17 +536,16 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkCollapse(t, v)
-		var b bytes.Buffer
-		encode(&b, v)
-		if !json.Valid(b.Bytes()) {
-			t.Fatalf("re-encoding of %q is not valid JSON: %q", data, b.Bytes())
+		out := encode(nil, v)
+		if !json.Valid(out) {
+			t.Fatalf("re-encoding of %q is not valid JSON: %q", data, out)
 		}
-		w, err := Parse(b.Bytes())
+		w, err := Parse(out)
 		if err != nil {
-			t.Fatalf("re-parsing %q (from %q): %v", b.Bytes(), data, err)
+			t.Fatalf("re-parsing %q (from %q): %v", out, data, err)
 		}
 		if !sameTree(v, w) {
-			t.Fatalf("round trip changed the tree: %q -> %q", data, b.Bytes())
+			t.Fatalf("round trip changed the tree: %q -> %q", data, out)
 		}
 	})
 }

@@ -1,0 +1,92 @@
+package sim_test
+
+import (
+	"container/heap"
+	"runtime"
+	"testing"
+
+	"schedlab/analyze"
+	"schedlab/sim"
+	"schedlab/trace"
+)
+
+// busyWorkload keeps the CPU busy with hogs, periodic sleepers and timers,
+// and creates no tasks after the start, so a long run is steady state.
+const busyWorkload = `{"tasks": {
+	"hog": {"instance": 4, "run": 100000},
+	"periodic": {"instance": 4, "timer": {"ref": "unique", "period": 1000}, "run": 100},
+	"sleeper": {"instance": 4, "run": 300, "sleep": 700}}}`
+
+// benchEngine simulates the busy workload for b.N·10 ms and reports the
+// cost per engine event and allocations per event.
+func benchEngine(b *testing.B, sink func() trace.Sink) {
+	sp := spec(b, busyWorkload)
+	cfg := schedConfig(b, "cfs-2.6.35", 1, nil, nil)
+	var ms0, ms1 runtime.MemStats
+	e, err := sim.New(sim.Config{Spec: sp, Sched: cfg, Params: sim.DefaultParams(), Duration: int64(b.N) * 10e6, Sink: sink()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	if _, err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	ev := float64(e.Events())
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
+	b.ReportMetric(ev/float64(b.N), "events/op")
+}
+
+func BenchmarkEngine(b *testing.B) {
+	benchEngine(b, func() trace.Sink { return nil })
+}
+
+func BenchmarkEngineWithAnalysis(b *testing.B) {
+	benchEngine(b, func() trace.Sink { return analyze.New() })
+}
+
+// The reference: one push and one pop on a container/heap of timers of the
+// size the engine's queue has in the busy workload.
+type refItem struct {
+	when int64
+	seq  uint64
+}
+type refHeap []*refItem
+
+func (h refHeap) Len() int { return len(h) }
+func (h refHeap) Less(i, j int) bool {
+	if h[i].when != h[j].when {
+		return h[i].when < h[j].when
+	}
+	return h[i].seq < h[j].seq
+}
+func (h refHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)   { *h = append(*h, x.(*refItem)) }
+func (h *refHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func BenchmarkContainerHeapPushPop(b *testing.B) {
+	h := &refHeap{}
+	items := make([]*refItem, 16)
+	for i := range items {
+		items[i] = &refItem{when: int64(i) * 1000, seq: uint64(i)}
+		heap.Push(h, items[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x := heap.Pop(h).(*refItem)
+		x.when += 16000
+		x.seq += 16
+		heap.Push(h, x)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+}

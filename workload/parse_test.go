@@ -1,0 +1,212 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"schedlab/sched"
+)
+
+func mustParse(t *testing.T, js string) *Spec {
+	t.Helper()
+	s, err := Parse("w.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func kinds(ph *Phase) string {
+	var out []string
+	for _, e := range ph.Events {
+		out = append(out, e.Kind.String())
+	}
+	return strings.Join(out, ",")
+}
+
+func TestEventsRunInKeyOrder(t *testing.T) {
+	s := mustParse(t, `{
+		// rt-app accepts comments and trailing commas
+		"global": {"duration": 2.5, "default_policy": "SCHED_BATCH",},
+		"tasks": {
+			"b": {"sleep0": 10, "runtime0": 20, "running": 30, "yield": 0, "run1": 40},
+			"a": {"instance": 3, "priority": -5, "cpus": [0], "uid": 7, "run": 1},
+		}}`)
+	if s.Duration != 2.5e9 || s.DefaultPolicy != sched.Batch {
+		t.Fatalf("global: duration %d policy %v", s.Duration, s.DefaultPolicy)
+	}
+	if s.Tasks[0].Name != "b" || s.Tasks[1].Name != "a" {
+		t.Fatal("tasks not in file order")
+	}
+	if got := kinds(s.Tasks[0].Phases[0]); got != "sleep,runtime,run,yield,run" {
+		t.Fatalf("event order/types: %s", got)
+	}
+	ev := s.Tasks[0].Phases[0].Events
+	if ev[0].Dur.Fixed != 10000 || ev[1].Dur.Fixed != 20000 || ev[4].Dur.Fixed != 40000 {
+		t.Fatal("durations not in ns")
+	}
+	a := s.Tasks[1]
+	if a.Instances != 3 || *a.Props.Nice != -5 || a.Props.CPUs[0] != 0 || *a.Props.UID != 7 || a.Loop != -1 {
+		t.Fatalf("task a: %+v", a)
+	}
+}
+
+func TestDuplicateKeysCollapseLikeRtApp(t *testing.T) {
+	s := mustParse(t, `{"tasks": {"t": {"run": 1000, "sleep": 2000, "run": 3000}}}`)
+	ev := s.Tasks[0].Phases[0].Events
+	if len(ev) != 2 || ev[0].Kind != Run || ev[0].Dur.Fixed != 3000e3 || ev[1].Kind != Sleep {
+		t.Fatalf("want run 3000, sleep 2000; got %+v", ev)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `"run"`) {
+		t.Fatalf("warnings: %v", s.Warnings)
+	}
+}
+
+func TestPhasesLoopsAndTemplates(t *testing.T) {
+	s := mustParse(t, `{"tasks": {
+		"p": {"loop": 2, "phases": {"one": {"loop": 3, "run": 1}, "two": {"priority": 4, "sleep": 1}}},
+		"tmpl": {"instance": 0, "loop": 1, "run": 5},
+		"f": {"fork": "tmpl", "sleep": 1}}}`)
+	p := s.Tasks[0]
+	if p.Loop != 2 || len(p.Phases) != 2 || p.Phases[0].Loop != 3 || p.Phases[1].Loop != 1 || *p.Phases[1].Props.Nice != 4 {
+		t.Fatalf("phases: %+v", p)
+	}
+	if s.Tasks[1].Instances != 0 || s.Tasks[1].Loop != 1 {
+		t.Fatal("template")
+	}
+	if ev := s.Tasks[2].Phases[0].Events[0]; ev.Kind != Fork || ev.Fork != 1 {
+		t.Fatalf("fork target: %+v", ev)
+	}
+}
+
+func TestTimersAndGroups(t *testing.T) {
+	s := mustParse(t, `{"global": {"taskgroups": {"/u/1": {"shares": 512}}},
+		"tasks": {
+		"a": {"taskgroup": "/u/2", "timer": {"ref": "shared", "period": 1000, "mode": "absolute"}},
+		"b": {"timer": {"ref": "shared", "period": 2000, "mode": "absolute"}, "timer1": {"ref": "unique_x", "period": 5}},
+		"c": {"timer": {"ref": "p", "period": 10000, "notify": "thread"}, "run": 1}}}`)
+	if len(s.Timers) != 3 || !s.Timers[0].Absolute || s.Timers[0].PerThread || !s.Timers[1].PerThread || s.Timers[2].Notify != "thread" {
+		t.Fatalf("timers: %+v %+v %+v", s.Timers[0], s.Timers[1], s.Timers[2])
+	}
+	if e := s.Tasks[1].Phases[0].Events[0]; e.Timer != 0 || e.Period != 2e6 {
+		t.Fatalf("shared timer event: %+v", e)
+	}
+	var got []string
+	for _, g := range s.Groups {
+		got = append(got, g.Path+"<"+g.Parent+">")
+	}
+	if strings.Join(got, " ") != "/u<> /u/1</u> /u/2</u>" {
+		t.Fatalf("groups: %v", got)
+	}
+	if s.Groups[1].Shares != 512 || s.Groups[2].Shares != 1024 {
+		t.Fatal("shares")
+	}
+}
+
+func TestDistributions(t *testing.T) {
+	s := mustParse(t, `{"tasks": {"t": {
+		"run": {"dist": "lognormal", "median": 20000, "sigma": 0.8},
+		"sleep": {"dist": "exponential", "mean": 500},
+		"run1": {"dist": "uniform", "min": 1, "max": 2}}}}`)
+	ev := s.Tasks[0].Phases[0].Events
+	if ev[0].Dur.Dist != LogNormal || ev[0].Dur.Median != 20e6 || ev[0].Dur.Sigma != 0.8 ||
+		ev[1].Dur.Dist != Exponential || ev[1].Dur.Mean != 500e3 || ev[2].Dur.Min != 1000 || ev[2].Dur.Max != 2000 {
+		t.Fatalf("%+v", ev)
+	}
+}
+
+func TestErrorsNameFileLineAndChoices(t *testing.T) {
+	for _, c := range []struct {
+		js   string
+		want []string
+	}{
+		{"{\"tasks\": {\n \"a\": {\"run\": \"x\"}}}", []string{"w.json:2:15", `task "a"`, "run must be"}},
+		{`{"tasks": {"a": {"mem": 10}}}`, []string{`"mem"`, "not supported", "run, runtime, sleep"}},
+		{`{"tasks": {"a": {"run": 1, "fork": "nobody"}}}`, []string{"fork of undefined task \"nobody\"", "defined: a"}},
+		{`{"tasks": {"a": {"run": 1, "priority": 20}}}`, []string{"[-20, 19]"}},
+		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_FAIR"}}}`, []string{"SCHED_FAIR", "SCHED_OTHER"}},
+		{`{"tasks": {"a": {"run": -1}}}`, []string{"non-negative"}},
+		{`{"global": {"duration": -3}, "tasks": {"a": {"run": 1}}}`, []string{"duration -3"}},
+		{`{"global": {"durration": 3}, "tasks": {"a": {"run": 1}}}`, []string{`"durration"`, "duration"}},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 0}}}}`, []string{"period must be a positive"}},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 1, "notify": "sms"}}}}`, []string{"signal", "thread"}},
+		{`{"tasks": {"a": {"loop": 0, "run": 1}}}`, []string{"loop must be -1"}},
+		{`{"tasks": {"a": {"priority": 1}}}`, []string{"has no events"}},
+		{`{"tasks": {"a": {"phases": {"p": {"cpus": [0], "run": 1}}}}}`, []string{`"cpus" can only be set on the task`}},
+		{`{"tasks": {"a": {"taskgroup": "g", "run": 1}}}`, []string{"/name"}},
+		{`{"tasks": {"a": {"run": {"dist": "pareto"}}}}`, []string{"pareto", "lognormal"}},
+		{`[1]`, []string{"JSON object"}},
+		{`{"global": {}}`, []string{`no "tasks"`}},
+	} {
+		_, err := Parse("w.json", []byte(c.js))
+		if err == nil {
+			t.Errorf("%s: no error", c.js)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.js, err, w)
+			}
+		}
+		if !strings.HasPrefix(err.Error(), "w.json:") {
+			t.Errorf("%s: error %q does not name the file", c.js, err)
+		}
+	}
+}
+
+func TestBuiltinScenariosParse(t *testing.T) {
+	list := Scenarios()
+	if len(list) < 2 {
+		t.Fatalf("only %d built-in scenarios", len(list))
+	}
+	for _, sc := range list {
+		if sc.Description == "" {
+			t.Errorf("%s has no description", sc.Name)
+		}
+		if _, _, err := Load(sc.Name); err != nil {
+			t.Errorf("%s: %v", sc.Name, err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"tasks": {"a": {"run": 1}}}`,
+		`{"global": {"duration": 1}, "tasks": {"a": {"phases": {"p": {"loop": 2, "run": 1, "sleep": 2}}}}}`,
+		`{"tasks": {"a": {"timer": {"ref": "t", "period": 10, "notify": "thread"}, "fork": "b"}, "b": {"instance": 0, "run": 1}}}`,
+		`{"tasks": {"a": {"run": {"dist": "uniform", "min": 1, "max": 3}}}}`,
+		`{"global": {"taskgroups": {"/a/b": {"shares": 3}}}, "tasks": {"a": {"taskgroup": "/a/b", "run": 1}}}`,
+		`{`, `[]`, `{"tasks": 1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("f.json", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.json") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		// Whatever parses is runnable: every phase has events, every fork
+		// and timer index is in range.
+		for _, tk := range s.Tasks {
+			if len(tk.Phases) == 0 {
+				t.Fatal("task without phases")
+			}
+			for _, ph := range tk.Phases {
+				if len(ph.Events) == 0 {
+					t.Fatal("phase without events")
+				}
+				for _, ev := range ph.Events {
+					if ev.Kind == Fork && (ev.Fork < 0 || ev.Fork >= len(s.Tasks)) {
+						t.Fatal("fork index out of range")
+					}
+					if ev.Kind == Timer && (ev.Timer < 0 || ev.Timer >= len(s.Timers) || ev.Period <= 0) {
+						t.Fatal("bad timer event")
+					}
+				}
+			}
+		}
+	})
+}
