@@ -14,7 +14,9 @@ const MaxDepth = 1000
 
 // Parse parses one JSON document: a single top-level value (normally an
 // object), optionally surrounded by whitespace and comments. A leading UTF-8
-// byte order mark is skipped. Malformed input yields a *SyntaxError.
+// byte order mark is skipped. Malformed input yields a nil Value and a
+// *SyntaxError, positioned at the offending character or, for an unterminated
+// string or comment, at its start. Parse never panics.
 func Parse(data []byte) (*Value, error) {
 	p := &parser{data: data, line: 1, col: 1}
 	if bytes.HasPrefix(data, []byte("\uFEFF")) {
