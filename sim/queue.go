@@ -1,5 +1,7 @@
 package sim
 
+import "schedlab/internal/iheap"
+
 // timerKind says what an expiring timer means to the engine.
 type timerKind uint8
 
@@ -29,95 +31,38 @@ type timer struct {
 
 func (t *timer) armed() bool { return t.idx >= 0 }
 
-// eventQueue is a binary min-heap of timers ordered by (when, seq): equal
-// times fire in the order they were armed, so runs are deterministic.
+// eventQueue is the engine's pending timers, ordered by time, then by
+// arming order, so that equal times fire in the order they were armed and
+// runs are deterministic.
 type eventQueue struct {
-	h   []*timer
+	h   iheap.Heap[*timer]
 	seq uint64
-}
-
-func timerLess(a, b *timer) bool {
-	if a.when != b.when {
-		return a.when < b.when
-	}
-	return a.seq < b.seq
 }
 
 // arm schedules t at when, moving it if it is already armed.
 func (q *eventQueue) arm(t *timer, when int64) {
 	if t.armed() {
-		q.cancel(t)
+		q.h.Remove(&t.idx)
 	}
 	q.seq++
 	t.when, t.seq = when, q.seq
-	t.idx = len(q.h)
-	q.h = append(q.h, t)
-	q.up(t.idx)
+	q.h.Push(t, &t.idx, uint64(when), t.seq)
 }
 
 func (q *eventQueue) cancel(t *timer) {
-	if !t.armed() {
-		return
-	}
-	i, n := t.idx, len(q.h)-1
-	if i != n {
-		q.swap(i, n)
-	}
-	q.h[n] = nil
-	q.h = q.h[:n]
-	t.idx = -1
-	if i != n && !q.down(i) {
-		q.up(i)
+	if t.armed() {
+		q.h.Remove(&t.idx)
 	}
 }
 
 // peek returns the earliest timer without removing it, or nil.
 func (q *eventQueue) peek() *timer {
-	if len(q.h) == 0 {
-		return nil
-	}
-	return q.h[0]
-}
-
-func (q *eventQueue) pop() *timer {
-	t := q.h[0]
-	q.cancel(t)
+	t, _ := q.h.Min()
 	return t
 }
 
-func (q *eventQueue) swap(i, j int) {
-	q.h[i], q.h[j] = q.h[j], q.h[i]
-	q.h[i].idx = i
-	q.h[j].idx = j
-}
-
-func (q *eventQueue) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !timerLess(q.h[i], q.h[p]) {
-			return
-		}
-		q.swap(i, p)
-		i = p
-	}
-}
-
-func (q *eventQueue) down(i int) bool {
-	start, n := i, len(q.h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && timerLess(q.h[r], q.h[l]) {
-			m = r
-		}
-		if !timerLess(q.h[m], q.h[i]) {
-			break
-		}
-		q.swap(i, m)
-		i = m
-	}
-	return i > start
+func (q *eventQueue) pop() *timer {
+	t, _ := q.h.Min()
+	q.h.Remove(&t.idx)
+	return t
 }

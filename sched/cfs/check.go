@@ -49,7 +49,8 @@ func (c *CFS) checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error
 		return err
 	}
 	var ents []*entity
-	for _, se := range q.tree.h {
+	for i := 0; i < q.tree.len(); i++ {
+		se := q.tree.h.At(i)
 		if se == q.curr {
 			return fmt.Errorf("queue %s: curr is in the timeline", name)
 		}

@@ -25,8 +25,8 @@ func (b *brokenMinV) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
 		if q.curr != nil {
 			q.curr.vruntime -= 1000000
 		}
-		for _, se := range q.tree.h {
-			se.vruntime -= 1000000
+		for i := 0; i < q.tree.len(); i++ {
+			q.tree.h.At(i).vruntime -= 1000000
 		}
 	}
 }
