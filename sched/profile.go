@@ -18,6 +18,9 @@ type Feature struct {
 	// Reconstruction names the reconstruction ("R1") when the feature's
 	// behaviour is ours, not known from a source; empty when verified.
 	Reconstruction string
+	// Unknown, if set, says why the feature cannot be simulated: it is
+	// listed (its name is known) but turning it on is refused.
+	Unknown string
 }
 
 // Tunable is one numeric knob: a sysctl (spelled as in /proc/sys/kernel), a
@@ -127,14 +130,21 @@ func (p *Profile) ParseFeatures(list string) (map[string]bool, error) {
 		if f := p.feature(name); f == nil && strings.HasPrefix(name, "NO_") {
 			name, on = name[3:], false
 		}
-		if p.feature(name) == nil {
+		f := p.feature(name)
+		if f == nil {
 			return nil, fmt.Errorf("unknown feature %q for policy %s (valid: %s; prefix NO_ to turn one off)",
 				item, p.Name, strings.Join(p.featureNames(), ", "))
+		}
+		if on && f.Unknown != "" {
+			return nil, fmt.Errorf("feature %s of policy %s cannot be simulated: %s", name, p.Name, f.Unknown)
 		}
 		out[name] = on
 	}
 	return out, nil
 }
+
+// Feature returns the profile's feature of that name, or nil.
+func (p *Profile) Feature(name string) *Feature { return p.feature(name) }
 
 func (p *Profile) feature(name string) *Feature {
 	for i := range p.Features {
@@ -201,8 +211,12 @@ func (p *Profile) NewConfig(ncpu int, features map[string]bool, set map[string]i
 		cfg.Features[f.Name] = f.Default
 	}
 	for name, on := range features {
-		if p.feature(name) == nil {
+		f := p.feature(name)
+		if f == nil {
 			return nil, fmt.Errorf("unknown feature %q for policy %s (valid: %s)", name, p.Name, strings.Join(p.featureNames(), ", "))
+		}
+		if on && f.Unknown != "" {
+			return nil, fmt.Errorf("feature %s of policy %s cannot be simulated: %s", name, p.Name, f.Unknown)
 		}
 		cfg.Features[name] = on
 	}

@@ -22,6 +22,11 @@ type entity struct {
 
 	idx int    // position in q's timeline, −1 when not in it
 	seq uint64 // insertion number in q's timeline: FIFO among equal vruntimes
+
+	// State of the 2010 RFC reconstructions (rfc.go).
+	marks     marks
+	startNice bool   // running at START_NICE's temporary weight
+	sumAtFork uint64 // sumExec when the START_NICE penalty began
 }
 
 func (se *entity) isTask() bool { return se.my == nil }
@@ -69,6 +74,8 @@ type CFS struct {
 	gentle, startDebit, wakeupPreempt bool
 	nextBuddy, lastBuddy              bool
 	hrtick, doubleTick                bool
+
+	rfc rfc
 }
 
 // initialMinVruntime is where 2.6.35 starts every queue's virtual clock
@@ -94,6 +101,7 @@ func New(cfg *sched.Config) (sched.Class, error) {
 		lastBuddy:      cfg.Feature(LastBuddy),
 		hrtick:         cfg.Feature(HRTick),
 		doubleTick:     cfg.Feature(DoubleTick),
+		rfc:            newRFC(cfg),
 	}
 	if cfg.NCPU < 1 {
 		return nil, fmt.Errorf("cfs: need at least one CPU")
@@ -234,9 +242,14 @@ func (q *cfsRQ) subLoad(w uint64) { q.load.Weight -= w; q.load.Inv = 0 }
 // placeEntity sets a new or waking entity's vruntime (§11).
 func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	v := q.minV
+	// R1: an expedited fork is placed as a waking sleeper.
+	if initial && se.marks.forkExpedited && (c.rfc.ife || c.rfc.tfe) {
+		initial = false
+	}
 	// The current period is already promised to the queued tasks: a new
-	// task starts after it, so a fork loop cannot starve them.
-	if initial && c.startDebit {
+	// task starts after it, so a fork loop cannot starve them. (START_NICE
+	// charges the child while it runs instead.)
+	if initial && c.startDebit && !(se.startNice && !c.rfc.startNiceKeepsDebit) {
 		v += c.schedVslice(q, se)
 	}
 	// Sleeps up to a (half) latency do not count: a waking sleeper may run
@@ -293,6 +306,9 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	r := c.rq(env)
+	if flags&sched.EnqueueWakeup != 0 {
+		c.markWakeup(taskSE(t), t.Wake)
+	}
 	for x := taskSE(t); x != nil; x = x.parent {
 		if x.onRQ {
 			break
@@ -307,6 +323,9 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	r := c.rq(env)
+	if flags&sched.DequeueSleep != 0 {
+		clearMarks(taskSE(t))
+	}
 	for x := taskSE(t); x != nil; x = x.parent {
 		c.dequeueEntity(x.q, x, flags)
 		if x.q.load.Weight != 0 {
@@ -407,7 +426,7 @@ func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	}
 	q := se.q
 	scale := q.nr >= c.nrLatency
-	if c.nextBuddy && scale && wakeFlags&sched.WFFork == 0 {
+	if (c.nextBuddy && scale || c.chainBuddy(pse)) && wakeFlags&sched.WFFork == 0 {
 		setNextBuddy(pse)
 	}
 	if env.NeedResched() {
@@ -488,6 +507,12 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 // PutPrev implements sched.Class (put_prev_task_fair, §15.5).
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 	c.rq(env)
+	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {
+		c.updateCurr(se.q) // charge the run at the penalty weight first
+		if se.sumExec != se.sumAtFork {
+			c.endStartNice(env, se)
+		}
+	}
 	for x := taskSE(prev); x != nil; x = x.parent {
 		q := x.q
 		if x.onRQ {
@@ -501,6 +526,12 @@ func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 // Tick implements sched.Class (task_tick_fair, §17.1).
 func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	r := c.rq(env)
+	if se := taskSE(curr); se.startNice && c.rfc.startNiceEndSlice {
+		c.updateCurr(se.q)
+		if se.sumExec-se.sumAtFork > c.schedSlice(se.q, se) {
+			c.endStartNice(env, se)
+		}
+	}
 	for x := taskSE(curr); x != nil; x = x.parent {
 		q := x.q
 		c.updateCurr(q)
@@ -531,7 +562,7 @@ func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
 		c.clearBuddies(q, curr)
 		return
 	}
-	if !c.wakeupPreempt || ran < c.minGran {
+	if !c.wakeupPreempt || (ran < c.minGran && !c.rfc.cptNoGranGuard) {
 		return
 	}
 	if q.nr <= 1 {
@@ -539,6 +570,14 @@ func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
 	}
 	left := q.tree.leftmost()
 	delta := int64(curr.vruntime - left.vruntime)
+	// CPT_FIX (seed 004, reconstruction): virtual distance against the
+	// slice in curr's virtual time, compared signed.
+	if c.rfc.cptFix {
+		if delta > int64(c.arch.CalcDeltaFair(ideal, &curr.load)) {
+			r.env.Resched()
+		}
+		return
+	}
 	// The kernel compares this virtual distance with a wall-clock slice
 	// (seed 004 objects to that). On 64-bit the signed delta is converted
 	// to unsigned for the comparison, so curr being LEFT of the leftmost
@@ -623,6 +662,15 @@ func (c *CFS) Fork(env sched.RQ, parent, child *sched.Task) {
 	} else {
 		se.vruntime = q.minV
 	}
+	if parent != nil {
+		se.marks = marks{forkExpedited: c.forkExpedited(taskSE(parent))}
+	}
+	if c.rfc.startNice {
+		c.startNicePenalty(env, se)
+		if parent != nil {
+			c.startNicePenalty(env, taskSE(parent))
+		}
+	}
 	c.placeEntity(q, se, true)
 	if c.childRunsFirst && curr != nil && sched.Before(curr.vruntime, se.vruntime) {
 		curr.vruntime, se.vruntime = se.vruntime, curr.vruntime
@@ -663,6 +711,7 @@ func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	old := t.Nice
 	t.Nice = nice
 	se.load = sched.NiceWeight(nice, t.Policy)
+	se.startNice = false
 	if onRQ {
 		c.Enqueue(env, t, 0)
 		if nice < old || (nice > old && env.Curr() == t) {
