@@ -6,15 +6,21 @@ import (
 	"schedlab/sched"
 )
 
-// CheckInvariants implements sched.Checker: on every queue, min_vruntime
-// never moves back, nr_running and the load equal what is queued, the
-// timeline holds exactly the queued entities other than curr, and the task
-// entities reachable from each CPU's root are exactly the engine's runnable
-// tasks there.
+// CheckInvariants implements sched.Checker.
 func (c *CFS) CheckInvariants(runnable [][]*sched.Task) error {
-	for cpu, r := range c.cpus {
+	return checkQueues(c.cpus, c.groupList, runnable)
+}
+
+// checkQueues verifies what every CFS generation keeps true: on every
+// queue, min_vruntime never moves back, nr_running and the load equal what
+// is queued, the timeline holds exactly the queued entities other than
+// curr, a group entity is queued exactly while its queue is not empty, and
+// the task entities reachable from each CPU's root are exactly the engine's
+// runnable tasks there.
+func checkQueues(cpus []*cpuRQ, groups []*groupState, runnable [][]*sched.Task) error {
+	for cpu, r := range cpus {
 		seen := map[*sched.Task]bool{}
-		if err := c.checkQueue(&r.root, fmt.Sprintf("cpu%d:/", cpu), seen); err != nil {
+		if err := checkQueue(&r.root, fmt.Sprintf("cpu%d:/", cpu), seen); err != nil {
 			return err
 		}
 		if len(seen) != len(runnable[cpu]) {
@@ -26,10 +32,14 @@ func (c *CFS) CheckInvariants(runnable [][]*sched.Task) error {
 			}
 		}
 	}
-	for _, gs := range c.groupList {
+	for _, gs := range groups {
 		for cpu, q := range gs.q {
-			if err := checkMonotonic(q, fmt.Sprintf("cpu%d:%s", cpu, gs.path)); err != nil {
+			name := fmt.Sprintf("cpu%d:%s", cpu, gs.path)
+			if err := checkMonotonic(q, name); err != nil {
 				return err
+			}
+			if (q.nr > 0) != gs.se[cpu].onRQ {
+				return fmt.Errorf("queue %s: %d entities queued, but its group entity on_rq = %v", name, q.nr, gs.se[cpu].onRQ)
 			}
 		}
 	}
@@ -44,7 +54,7 @@ func checkMonotonic(q *cfsRQ, name string) error {
 	return nil
 }
 
-func (c *CFS) checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error {
+func checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error {
 	if err := checkMonotonic(q, name); err != nil {
 		return err
 	}
@@ -83,7 +93,7 @@ func (c *CFS) checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error
 		if se.my.nr == 0 {
 			return fmt.Errorf("queue %s: a group entity is queued with an empty queue", name)
 		}
-		if err := c.checkQueue(se.my, name+"/", seen); err != nil {
+		if err := checkQueue(se.my, name+"/", seen); err != nil {
 			return err
 		}
 	}

@@ -1,5 +1,7 @@
-// Package cfs is the Completely Fair Scheduler as Linux 2.6.35 and 2.6.36
-// had it (kernel/sched_fair.c), on one or many CPUs, with task groups.
+// Package cfs is the Completely Fair Scheduler as Linux 2.6.24, 2.6.35 and
+// 2.6.36 had it (kernel/sched_fair.c), on one or many CPUs, with task groups,
+// and the 2010 RFC features as reconstructions (rfc.go). 2.6.24 is its own
+// class (cfs24.go) on the same entity and queue types.
 //
 // Every entity (a task, or a task group's representative on one CPU) has a
 // vruntime: the CPU time it received, scaled by NICE_0_LOAD/weight. Each queue
@@ -7,7 +9,8 @@
 // weighted share of a latency period, places waking sleepers slightly left of
 // the queue's min_vruntime and new tasks one virtual slice to the right of it.
 // The specification this follows, with its sources, is
-// ../shared/reference/cfs-2.6.35.md; section numbers (§) below refer to it.
+// ../shared/reference/cfs-2.6.35.md; section numbers (§) in fair.go refer
+// to it.
 package cfs
 
 import (
