@@ -32,6 +32,9 @@ const DefaultDuration = 10 * time.Second
 type Options struct {
 	Workload string         // a built-in scenario or a file
 	Spec     *workload.Spec // already parsed (then Workload only names it)
+	// Params are a parametric built-in scenario's parameters (name →
+	// value, e.g. "N": "16"); an error for a file or a fixed scenario.
+	Params   map[string]string
 	Policy   string
 	Features string   // kernel syntax: "NO_START_DEBIT,NEXT_BUDDY"
 	Set      []string // "NAME=VALUE" for tunables and engine parameters
@@ -83,8 +86,11 @@ type Config struct {
 // Resolve checks and resolves the options without running anything.
 func Resolve(o Options) (*Config, error) {
 	cfg := &Config{Spec: o.Spec, Name: o.Workload}
+	if cfg.Spec != nil && len(o.Params) > 0 {
+		return nil, inputErr(errors.New("scenario parameters apply when the workload is loaded by name, not to an already parsed Spec"))
+	}
 	if cfg.Spec == nil {
-		spec, name, err := workload.Load(o.Workload)
+		spec, name, err := workload.Load(o.Workload, o.Params)
 		if err != nil {
 			return nil, inputErr(err)
 		}

@@ -17,10 +17,22 @@ const busyWorkload = `{"tasks": {
 	"periodic": {"instance": 4, "timer": {"ref": "unique", "period": 1000}, "run": 100},
 	"sleeper": {"instance": 4, "run": 300, "sleep": 700}}}`
 
+// chainWorkload adds task-to-task wakeups (suspend/resume) and an input
+// source whose sample token travels along the chain.
+const chainWorkload = `{"tasks": {
+	"hog": {"instance": 2, "run": 100000},
+	"x": {"timer": {"ref": "kbd", "period": 1000, "notify": "input"}, "run": 50, "resume": "t", "suspend": 0, "run1": 50, "latency_end": 0},
+	"t": {"suspend": 0, "run": 100, "resume": "x"},
+	"periodic": {"instance": 2, "timer": {"ref": "unique", "period": {"dist": "uniform", "min": 500, "max": 1500}}, "run": 100}}}`
+
 // benchEngine simulates the busy workload for b.N·10 ms and reports the
 // cost per engine event and allocations per event.
 func benchEngine(b *testing.B, sink func() trace.Sink) {
-	sp := spec(b, busyWorkload)
+	benchWorkload(b, busyWorkload, sink)
+}
+
+func benchWorkload(b *testing.B, workload string, sink func() trace.Sink) {
+	sp := spec(b, workload)
 	cfg := schedConfig(b, "cfs-2.6.35", 1, nil, nil)
 	var ms0, ms1 runtime.MemStats
 	e, err := sim.New(sim.Config{Spec: sp, Sched: cfg, Params: sim.DefaultParams(), Duration: int64(b.N) * 10e6, Sink: sink()})
@@ -47,6 +59,10 @@ func BenchmarkEngine(b *testing.B) {
 
 func BenchmarkEngineWithAnalysis(b *testing.B) {
 	benchEngine(b, func() trace.Sink { return analyze.New() })
+}
+
+func BenchmarkEngineResumeChain(b *testing.B) {
+	benchWorkload(b, chainWorkload, func() trace.Sink { return nil })
 }
 
 // The reference: one push and one pop on a container/heap of timers of the

@@ -25,6 +25,9 @@ func (e *Engine) checkInvariants() error {
 		if t.work < 0 {
 			return fmt.Errorf("task %s (pid %d) has negative work %d", t.st.Comm, t.st.PID, t.work)
 		}
+		if t.suspended && t.state != stSleeping {
+			return fmt.Errorf("task %s (pid %d) is suspended but not asleep", t.st.Comm, t.st.PID)
+		}
 		if t.onRQ {
 			if t.state != stRunnable {
 				return fmt.Errorf("task %s (pid %d) is queued but not runnable", t.st.Comm, t.st.PID)

@@ -51,6 +51,7 @@ type Engine struct {
 	cpus   []*CPU
 	dirty  []*CPU // CPUs whose need_resched was set during this event
 	tasks  []*Task
+	alive  []*Task // tasks created and not yet exited, in creation order
 	groups map[string]*sched.Group
 	ev     trace.Event // reused for every emitted event: no allocation
 
@@ -355,6 +356,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t.phase = -1
 	t.action = actStep
 	e.tasks = append(e.tasks, t)
+	e.alive = append(e.alive, t)
 	return t
 }
 
@@ -470,7 +472,55 @@ func (e *Engine) exit(t *Task) {
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
 	e.emit()
 	t.state = stDead
+	for i, a := range e.alive {
+		if a == t {
+			e.alive = append(e.alive[:i], e.alive[i+1:]...)
+			break
+		}
+	}
 	c.Resched()
+}
+
+// resume is a resume event of waker taking effect: the named thread wakes
+// if it is suspended, and otherwise finds the resume remembered at its next
+// suspend. An input sample token the waker carries goes to the wakee. A
+// name that matches no live thread makes it a no-op.
+func (e *Engine) resume(waker *Task, ev *workload.Event) {
+	t := e.resumeTarget(ev)
+	if t == nil {
+		return
+	}
+	if waker.token.set && t != waker {
+		t.token, waker.token = waker.token, mark{}
+	}
+	if !t.suspended {
+		t.resumed = true
+		return
+	}
+	t.suspended = false
+	e.wakeUp(t, sched.WakeTask, waker)
+}
+
+// resumeTarget finds the thread a resume names: the first live thread
+// whose comm is the name, else the first live thread of the definition
+// the name belongs to.
+func (e *Engine) resumeTarget(ev *workload.Event) *Task {
+	comm := ev.Target
+	if len(comm) > 15 {
+		comm = comm[:15]
+	}
+	for _, t := range e.alive {
+		if t.st.Comm == comm {
+			return t
+		}
+	}
+	def := e.spec.Tasks[ev.TargetDef]
+	for _, t := range e.alive {
+		if t.def == def {
+			return t
+		}
+	}
+	return nil
 }
 
 // draw returns a duration for one execution of an event.

@@ -16,9 +16,11 @@ type Params struct {
 	// CostFork is CPU time the parent spends in clone() before the child
 	// exists (a thread; a process's fork+exec is longer).
 	CostFork int64
-	// CostWakeup is the delay from the cause of a wakeup (a timer's
-	// expiry) to the wakee being on a run queue: interrupt entry, the
-	// hrtimer code and try_to_wake_up.
+	// CostWakeup is the delay from the cause of a wakeup (a timer's or an
+	// input device's event) to the wakee being on a run queue: interrupt
+	// entry, the hrtimer or input code and try_to_wake_up. A task that
+	// wakes another (a resume event) spends it as CPU time in the system
+	// call before the wakee is queued.
 	CostWakeup int64
 	// CostExit is CPU time a task spends in exit() before it is gone.
 	CostExit int64
@@ -65,7 +67,7 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamHZ, Default: defaultHZ, Unit: "Hz", Choices: []int64{100, 250, 300, 1000}, Doc: "periodic scheduler tick rate (CONFIG_HZ)"},
 		{Name: ParamCtxSwitch, Default: defaultCtxSwitch, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of a context switch, charged to the incoming task"},
 		{Name: ParamFork, Default: defaultFork, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of clone() in the parent before the child exists"},
-		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer expiry to the wakee being queued (irq + hrtimer + try_to_wake_up)"},
+		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer or input event to the wakee being queued (irq + hrtimer + try_to_wake_up); CPU time of the waker for a task-to-task wakeup (resume)"},
 		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
 	}

@@ -20,10 +20,11 @@ const (
 type action uint8
 
 const (
-	actStep  action = iota // go on with the program's next event
-	actFork                // clone() finishes: create the child
-	actYield               // the sched_yield() system call takes effect
-	actExit                // exit() finishes
+	actStep   action = iota // go on with the program's next event
+	actFork                 // clone() finishes: create the child
+	actYield                // the sched_yield() system call takes effect
+	actExit                 // exit() finishes
+	actResume               // a resume's system call reaches try_to_wake_up
 )
 
 // mark identifies a timer expiry whose callback has not started yet.
@@ -65,6 +66,16 @@ type Task struct {
 	resumeMark, forkMark mark
 	// pendingWake is the mark an rt-app timer wakeup will set.
 	pendingWake mark
+	// token is an input event's sample that this task carries: a resume
+	// hands it to the resumed task and latency_end ends it.
+	token mark
+	// suspended: blocked in a suspend event; resumed: a resume arrived
+	// while it was not suspended (the next suspend returns at once).
+	suspended, resumed bool
+	// inputWake makes the next timer-driven wakeup an input wakeup.
+	inputWake bool
+	// resumeEv is the resume event whose system call is in progress.
+	resumeEv *workload.Event
 	// own holds this thread's private ("unique…") rt-app timers.
 	own map[int]*rtTimerState
 }
@@ -94,6 +105,9 @@ func (e *Engine) complete(t *Task) {
 		case actExit:
 			e.exit(t)
 			return
+		case actResume:
+			e.resume(t, t.resumeEv)
+			t.action, t.work, t.resumeEv = actStep, 0, nil
 		}
 		if t.state != stRunnable {
 			return
@@ -133,6 +147,24 @@ func (e *Engine) step(t *Task) {
 		t.work, t.action, t.forkDef = e.p.CostFork, actFork, ev.Fork
 	case workload.Yield:
 		t.work, t.action = e.p.CostYield, actYield
+	case workload.Suspend:
+		if t.resumed {
+			t.resumed = false
+			t.work, t.action = 0, actStep
+			return
+		}
+		t.suspended = true
+		e.block(t)
+	case workload.Resume:
+		// The waker's system call and try_to_wake_up take CPU time
+		// before the wakee is woken.
+		t.work, t.action, t.resumeEv = e.p.CostWakeup, actResume, ev
+	case workload.LatencyEnd:
+		if t.token.set {
+			e.emitMark(t, markCallback, t.token, 0)
+			t.token = mark{}
+		}
+		t.work, t.action = 0, actStep
 	}
 }
 

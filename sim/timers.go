@@ -26,7 +26,7 @@ type rtTimerState struct {
 type posixTimer struct {
 	id      int32
 	res     *workload.TimerRes
-	period  int64
+	period  workload.Duration // drawn anew for each expiry if random
 	t       timer
 	seq     int64
 	pending bool
@@ -54,7 +54,7 @@ func (e *Engine) timerEvent(t *Task, ev *workload.Event) {
 	if !st.started {
 		st.started, st.next = true, t.first
 	}
-	st.next += ev.Period
+	st.next += e.period(ev.PeriodDur)
 	st.seq++
 	m := mark{timer: st.id, seq: st.seq, set: true}
 	if e.now < st.next {
@@ -104,7 +104,11 @@ func (e *Engine) timerWake(t *Task) {
 			return
 		}
 	}
-	e.wakeUp(t, sched.WakeTimer, nil)
+	src := sched.WakeTimer
+	if t.inputWake {
+		src, t.inputWake = sched.WakeInput, false
+	}
+	e.wakeUp(t, src, nil)
 }
 
 // posixWait is a thread waiting for a POSIX timer's signal (sigwait): it
@@ -128,11 +132,11 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 			return pt
 		}
 	}
-	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.Period, owner: t}
+	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.PeriodDur, owner: t}
 	pt.t = timer{idx: -1, kind: tkPosix, ptmr: pt}
-	first := t.first + ev.Period
+	first := t.first + e.period(pt.period)
 	for first <= e.now {
-		first += ev.Period
+		first += e.period(pt.period)
 	}
 	e.q.arm(&pt.t, first)
 	e.posix = append(e.posix, pt)
@@ -140,13 +144,17 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 }
 
 // posixConsume delivers the pending signal to t. With SIGEV_THREAD the
-// callback runs in the thread t forks next; otherwise in t itself.
+// callback runs in the thread t forks next; an input event is a token t
+// carries until latency_end; otherwise the callback is t itself.
 func (e *Engine) posixConsume(pt *posixTimer, t *Task) {
 	pt.pending = false
 	m := mark{timer: pt.id, seq: pt.pendSeq, set: true}
-	if pt.res.Notify == "thread" {
+	switch pt.res.Notify {
+	case "thread":
 		t.forkMark = m
-	} else {
+	case "input":
+		t.token = m
+	default:
 		t.resumeMark = m
 	}
 }
@@ -164,8 +172,21 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 			pt.waiter = nil
 			e.posixConsume(pt, w)
 			w.wakeT.phase = wakeNow
+			w.inputWake = pt.res.Notify == "input"
 			e.q.arm(&w.wakeT, e.now+e.p.CostWakeup)
 		}
 	}
-	e.q.arm(&pt.t, e.now+pt.period)
+	e.q.arm(&pt.t, e.now+e.period(pt.period))
+}
+
+// minRandomPeriod is the shortest period a random timer period is drawn
+// as, so that a draw near 0 cannot stall the clock.
+const minRandomPeriod = 1000
+
+// period returns a timer period: the fixed one, or a fresh draw.
+func (e *Engine) period(d workload.Duration) int64 {
+	if d.Dist == workload.Fixed {
+		return d.Fixed
+	}
+	return max(e.draw(d), minRandomPeriod)
 }

@@ -30,7 +30,24 @@ var eventPrefixes = []string{"lock", "unlock", "wait", "signal", "broad", "sync"
 	"timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork", "sem_post", "sem_wait"}
 
 // supportedEvents are the events schedlab runs.
-const supportedEvents = "run, runtime, sleep, timer, fork, yield"
+const supportedEvents = "run, runtime, sleep, timer, fork, yield, suspend, resume, latency_end"
+
+// extLatencyEnd is the prefix of schedlab's one extension event. It starts
+// with no rt-app event prefix, so rt-app takes it for an unknown property
+// and ignores it.
+const extLatencyEnd = "latency_end"
+
+// eventKey classifies a key as eventType does, and also recognises the
+// extension event ("latency_end", "latency_end1", …).
+func eventKey(key string) string {
+	if t := eventType(key); t != "" {
+		return t
+	}
+	if strings.HasPrefix(key, extLatencyEnd) {
+		return extLatencyEnd
+	}
+	return ""
+}
 
 // eventType classifies an event key by rt-app's prefix order (run… and
 // sleep… first, so "runtime0" is runtime and "running" is run). The empty
@@ -69,11 +86,12 @@ var globalKeys = map[string]bool{
 }
 
 type parser struct {
-	file   string
-	spec   *Spec
-	timers map[string]int
-	forks  []forkRef
-	groups map[string]uint64
+	file    string
+	spec    *Spec
+	timers  map[string]int
+	forks   []forkRef
+	resumes []forkRef
+	groups  map[string]uint64
 }
 
 // forkRef is a fork event whose target is resolved once all tasks are read.
@@ -125,9 +143,9 @@ func (p *parser) file0(root *jsonc.Value) error {
 			}
 		case "tasks":
 			tasks = m.Value
-		case "resources", "description":
+		case "resources", "description", "rendered_from":
 		default:
-			return p.errf(m.KeyPos, "unknown top-level key %q (valid: global, tasks, resources, description)", m.Key)
+			return p.errf(m.KeyPos, "unknown top-level key %q (valid: global, tasks, resources, description, rendered_from)", m.Key)
 		}
 	}
 	if tasks == nil {
@@ -155,8 +173,43 @@ func (p *parser) file0(root *jsonc.Value) error {
 			return p.errf(f.pos, "fork of undefined task %q (defined: %s)", f.name, p.taskNames())
 		}
 	}
+	for _, r := range p.resumes {
+		def := p.threadDef(r.name)
+		if def < 0 {
+			return p.errf(r.pos, "resume of %q, which names no task (defined: %s; a task with several instances also has the threads NAME-0, NAME-1, …)", r.name, p.taskNames())
+		}
+		r.ph.Events[r.idx].TargetDef = def
+	}
 	p.buildGroups()
 	return nil
+}
+
+// threadDef returns the task definition a thread name belongs to: a task of
+// that name, or the task whose instance NAME-i it is; −1 if none.
+func (p *parser) threadDef(name string) int {
+	for i, t := range p.spec.Tasks {
+		if t.Name == name {
+			return i
+		}
+	}
+	for i, t := range p.spec.Tasks {
+		rest, ok := strings.CutPrefix(name, t.Name+"-")
+		if !ok || t.Instances < 2 || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+			continue
+		}
+		n := 0
+		for _, c := range rest {
+			if c < '0' || c > '9' || n > t.Instances {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 && n < t.Instances {
+			return i
+		}
+	}
+	return -1
 }
 
 func (p *parser) taskNames() string {
@@ -318,7 +371,7 @@ func (p *parser) task(m jsonc.Member) error {
 			if ignoredThreadKeys[km.Key] {
 				continue
 			}
-			if eventType(km.Key) == "" {
+			if eventKey(km.Key) == "" {
 				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, policy, priority, cpus, taskgroup, uid, %s, and events %s)",
 					where, km.Key, strings.Join(sortedKeyList(ignoredThreadKeys), ", "), supportedEvents)
 			}
@@ -385,7 +438,7 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 			if ok || ignoredThreadKeys[km.Key] {
 				continue
 			}
-			if eventType(km.Key) == "" {
+			if eventKey(km.Key) == "" {
 				return p.errf(km.KeyPos, "%s: unknown key %q (valid: loop, priority, and events %s)", pw, km.Key, supportedEvents)
 			}
 			if err := p.event(km, ph, pw); err != nil {
@@ -465,7 +518,7 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 }
 
 func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
-	typ := eventType(m.Key)
+	typ := eventKey(m.Key)
 	ev := Event{Key: m.Key}
 	v := m.Value
 	switch typ {
@@ -487,12 +540,26 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 		ev.Kind = Fork
 	case "yield":
 		ev.Kind = Yield
+	case "suspend":
+		// rt-app waits on a condition named after the thread; the value
+		// is ignored.
+		ev.Kind = Suspend
+	case "resume":
+		if v.Kind != jsonc.String || v.Str == "" {
+			return p.errf(v.Pos, "%s: %s must name the thread to resume", where, m.Key)
+		}
+		ev.Kind, ev.Target = Resume, v.Str
+	case extLatencyEnd:
+		ev.Kind = LatencyEnd
 	default:
 		return p.errf(m.KeyPos, "%s: event %q (%s) is not supported by schedlab (supported: %s)", where, m.Key, typ, supportedEvents)
 	}
 	ph.Events = append(ph.Events, ev)
-	if typ == "fork" {
+	switch typ {
+	case "fork":
 		p.forks = append(p.forks, forkRef{ph: ph, idx: len(ph.Events) - 1, name: v.Str, pos: v.Pos})
+	case "resume":
+		p.resumes = append(p.resumes, forkRef{ph: ph, idx: len(ph.Events) - 1, name: v.Str, pos: v.Pos})
 	}
 	return nil
 }
@@ -577,7 +644,8 @@ func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
 		return p.errf(v.Pos, "%s: timer must be an object {\"ref\": name, \"period\": µs, \"mode\": \"relative\"|\"absolute\"}", where)
 	}
 	ref, mode, notify := "", "relative", ""
-	var period int64
+	var period Duration
+	var nominal int64
 	for _, m := range v.Members {
 		switch m.Key {
 		case "ref":
@@ -586,26 +654,37 @@ func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
 			}
 			ref = m.Value.Str
 		case "period":
-			n, ok := m.Value.Int()
-			if !ok || n <= 0 {
-				return p.errf(m.Value.Pos, "%s: timer period must be a positive integer of microseconds", where)
+			if m.Value.Kind == jsonc.Object {
+				d, err := p.duration(m.Value, where, "timer period")
+				if err != nil {
+					return err
+				}
+				period, nominal = d, d.Nominal()
+				if nominal <= 0 {
+					return p.errf(m.Value.Pos, "%s: a random timer period needs a positive median, mean or max", where)
+				}
+				break
 			}
-			period = n * 1000
+			n, ok := m.Value.Int()
+			if !ok || n <= 0 || n > math.MaxInt64/1000 {
+				return p.errf(m.Value.Pos, "%s: timer period must be a positive integer of microseconds or a distribution {\"dist\": ...}", where)
+			}
+			period, nominal = Duration{Fixed: n * 1000}, n*1000
 		case "mode":
 			if m.Value.Kind != jsonc.String || (m.Value.Str != "relative" && m.Value.Str != "absolute") {
 				return p.errf(m.Value.Pos, "%s: timer mode must be \"relative\" or \"absolute\"", where)
 			}
 			mode = m.Value.Str
 		case "notify":
-			if m.Value.Kind != jsonc.String || (m.Value.Str != "signal" && m.Value.Str != "thread") {
-				return p.errf(m.Value.Pos, "%s: timer notify must be \"signal\" (POSIX timer, SIGEV_SIGNAL) or \"thread\" (SIGEV_THREAD)", where)
+			if m.Value.Kind != jsonc.String || (m.Value.Str != "signal" && m.Value.Str != "thread" && m.Value.Str != "input") {
+				return p.errf(m.Value.Pos, "%s: timer notify must be \"signal\" (POSIX timer, SIGEV_SIGNAL), \"thread\" (SIGEV_THREAD) or \"input\" (an input device)", where)
 			}
 			notify = m.Value.Str
 		default:
 			return p.errf(m.KeyPos, "%s: unknown timer key %q (valid: ref, period, mode, notify)", where, m.Key)
 		}
 	}
-	if ref == "" || period == 0 {
+	if ref == "" || nominal == 0 {
 		return p.errf(v.Pos, "%s: timer needs \"ref\" and \"period\"", where)
 	}
 	i, ok := p.timers[ref]
@@ -617,7 +696,7 @@ func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
 	} else if r := p.spec.Timers[i]; r.Notify != notify || r.Absolute != (mode == "absolute") {
 		return p.errf(v.Pos, "%s: timer %q is used with another mode or notify elsewhere", where, ref)
 	}
-	ev.Kind, ev.Timer, ev.Period = Timer, i, period
+	ev.Kind, ev.Timer, ev.Period, ev.PeriodDur = Timer, i, nominal, period
 	return nil
 }
 

@@ -115,6 +115,53 @@ func TestDistributions(t *testing.T) {
 	}
 }
 
+func TestSuspendResumeAndLatencyEnd(t *testing.T) {
+	s := mustParse(t, `{"tasks": {
+		"x": {"timer": {"ref": "k", "period": 33333, "notify": "input"}, "run": 1, "resume": "term", "suspend": "x",
+		      "latency_end": 0, "latency_end1": "ignored"},
+		"term": {"instance": 2, "suspend": 0, "resume0": "x", "resume1": "term-1"}}}`)
+	x, term := s.Tasks[0].Phases[0], s.Tasks[1].Phases[0]
+	if got := kinds(x); got != "timer,run,resume,suspend,latency_end,latency_end" {
+		t.Fatalf("x: %s", got)
+	}
+	if got := kinds(term); got != "suspend,resume,resume" {
+		t.Fatalf("term: %s", got)
+	}
+	if ev := x.Events[2]; ev.Target != "term" || ev.TargetDef != 1 {
+		t.Fatalf("resume of term: %+v", ev)
+	}
+	if ev := term.Events[1]; ev.Target != "x" || ev.TargetDef != 0 {
+		t.Fatalf("resume of x: %+v", ev)
+	}
+	if ev := term.Events[2]; ev.Target != "term-1" || ev.TargetDef != 1 {
+		t.Fatalf("resume of an instance: %+v", ev)
+	}
+	if s.Timers[0].Notify != "input" {
+		t.Fatalf("notify: %q", s.Timers[0].Notify)
+	}
+	// latency_end is not an rt-app event: rt-app ignores it as a property.
+	if eventType("latency_end") != "" {
+		t.Fatal("latency_end starts with an rt-app event prefix")
+	}
+}
+
+func TestRandomTimerPeriodParses(t *testing.T) {
+	s := mustParse(t, `{"tasks": {"a": {
+		"timer": {"ref": "unique", "period": {"dist": "uniform", "min": 10000, "max": 30000}},
+		"timer1": {"ref": "p", "period": {"dist": "lognormal", "median": 500, "sigma": 0.5}, "notify": "signal"}}}}`)
+	ev := s.Tasks[0].Phases[0].Events
+	if ev[0].PeriodDur.Dist != Uniform || ev[0].PeriodDur.Min != 10e6 || ev[0].PeriodDur.Max != 30e6 || ev[0].Period != 20e6 {
+		t.Fatalf("uniform period: %+v", ev[0])
+	}
+	if ev[1].PeriodDur.Dist != LogNormal || ev[1].Period != 500e3 {
+		t.Fatalf("lognormal period: %+v", ev[1])
+	}
+	fixed := mustParse(t, `{"tasks": {"a": {"timer": {"ref": "t", "period": 7}}}}`).Tasks[0].Phases[0].Events[0]
+	if fixed.PeriodDur != (Duration{Fixed: 7000}) || fixed.Period != 7000 {
+		t.Fatalf("fixed period: %+v", fixed)
+	}
+}
+
 func TestErrorsNameFileLineAndChoices(t *testing.T) {
 	for _, c := range []struct {
 		js   string
@@ -129,7 +176,12 @@ func TestErrorsNameFileLineAndChoices(t *testing.T) {
 		{`{"global": {"duration": -3}, "tasks": {"a": {"run": 1}}}`, []string{"duration -3"}},
 		{`{"global": {"durration": 3}, "tasks": {"a": {"run": 1}}}`, []string{`"durration"`, "duration"}},
 		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 0}}}}`, []string{"period must be a positive"}},
-		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 1, "notify": "sms"}}}}`, []string{"signal", "thread"}},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 1, "notify": "sms"}}}}`, []string{"signal", "thread", "input"}},
+		{`{"tasks": {"a": {"run": 1, "resume": "ghost"}}}`, []string{`resume of "ghost"`, "defined: a"}},
+		{`{"tasks": {"a": {"instance": 2, "run": 1, "resume": "a-2"}}}`, []string{`resume of "a-2"`}},
+		{`{"tasks": {"a": {"run": 1, "resume": 3}}}`, []string{"resume must name the thread"}},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": {"dist": "exponential", "mean": 0}}}}}`, []string{"random timer period needs a positive"}},
+		{`{"tasks": {"a": {"latency_start": 0}}}`, []string{`unknown key "latency_start"`, "latency_end"}},
 		{`{"tasks": {"a": {"loop": 0, "run": 1}}}`, []string{"loop must be -1"}},
 		{`{"tasks": {"a": {"priority": 1}}}`, []string{"has no events"}},
 		{`{"tasks": {"a": {"phases": {"p": {"cpus": [0], "run": 1}}}}}`, []string{`"cpus" can only be set on the task`}},
@@ -163,7 +215,7 @@ func TestBuiltinScenariosParse(t *testing.T) {
 		if sc.Description == "" {
 			t.Errorf("%s has no description", sc.Name)
 		}
-		if _, _, err := Load(sc.Name); err != nil {
+		if _, _, err := Load(sc.Name, nil); err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
 		}
 	}
@@ -176,6 +228,7 @@ func FuzzParse(f *testing.F) {
 		`{"tasks": {"a": {"timer": {"ref": "t", "period": 10, "notify": "thread"}, "fork": "b"}, "b": {"instance": 0, "run": 1}}}`,
 		`{"tasks": {"a": {"run": {"dist": "uniform", "min": 1, "max": 3}}}}`,
 		`{"global": {"taskgroups": {"/a/b": {"shares": 3}}}, "tasks": {"a": {"taskgroup": "/a/b", "run": 1}}}`,
+		`{"tasks": {"x": {"timer": {"ref": "k", "period": {"dist": "uniform", "min": 1, "max": 9}, "notify": "input"}, "resume": "y", "latency_end": 0}, "y": {"instance": 2, "suspend": 0}}}`,
 		`{`, `[]`, `{"tasks": 1}`,
 	} {
 		f.Add([]byte(s))
@@ -204,6 +257,9 @@ func FuzzParse(f *testing.F) {
 					}
 					if ev.Kind == Timer && (ev.Timer < 0 || ev.Timer >= len(s.Timers) || ev.Period <= 0) {
 						t.Fatal("bad timer event")
+					}
+					if ev.Kind == Resume && (ev.TargetDef < 0 || ev.TargetDef >= len(s.Tasks)) {
+						t.Fatal("resume target out of range")
 					}
 				}
 			}

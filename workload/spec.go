@@ -3,9 +3,11 @@
 //
 // The language is a compatible subset of rt-app (../shared/reference/formats.md
 // §1): a "global" object, and "tasks" whose events run in the order their
-// keys appear. schedlab's extensions (a task's uid, task-group shares, POSIX
-// and SIGEV_THREAD timers, random durations) are documented in
-// docs/workload.md; none of them changes what an rt-app file means.
+// keys appear. schedlab's extensions (a task's uid, task-group shares, POSIX,
+// SIGEV_THREAD and input timers, random durations and periods, latency_end)
+// are documented in docs/workload.md; none of them changes what an rt-app
+// file means. Built-in scenarios, some of them parametric templates, are in
+// scenario.go.
 package workload
 
 import "schedlab/sched"
@@ -63,15 +65,19 @@ type Phase struct {
 type EventKind uint8
 
 const (
-	Run     EventKind = iota + 1 // busy for an amount of CPU time
-	Runtime                      // busy until an amount of wall time has passed
-	Sleep                        // relative sleep
-	Timer                        // wait for the next expiry of a periodic timer
-	Fork                         // create a thread from a task definition
-	Yield                        // sched_yield()
+	Run        EventKind = iota + 1 // busy for an amount of CPU time
+	Runtime                         // busy until an amount of wall time has passed
+	Sleep                           // relative sleep
+	Timer                           // wait for the next expiry of a periodic timer
+	Fork                            // create a thread from a task definition
+	Yield                           // sched_yield()
+	Suspend                         // block until another task resumes this one
+	Resume                          // wake a suspended task (task-to-task wakeup)
+	LatencyEnd                      // extension: end the timer-latency sample the task carries
 )
 
-var eventKindNames = [...]string{Run: "run", Runtime: "runtime", Sleep: "sleep", Timer: "timer", Fork: "fork", Yield: "yield"}
+var eventKindNames = [...]string{Run: "run", Runtime: "runtime", Sleep: "sleep", Timer: "timer", Fork: "fork", Yield: "yield",
+	Suspend: "suspend", Resume: "resume", LatencyEnd: "latency_end"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) {
@@ -86,11 +92,22 @@ type Event struct {
 	Key  string // the JSON key, e.g. "run0"
 	// Dur is the length of Run, Runtime and Sleep (ns).
 	Dur Duration
-	// Timer indexes Spec.Timers; Period (ns) is this event's period.
-	Timer  int
-	Period int64
+	// Timer indexes Spec.Timers. PeriodDur is this event's period, fixed
+	// or drawn anew at each use (extension); Period (ns) is its nominal
+	// value: the fixed period, or the distribution's median (lognormal),
+	// mean (exponential) or midpoint (uniform). Period is always positive.
+	Timer     int
+	Period    int64
+	PeriodDur Duration
 	// Fork indexes Spec.Tasks: the definition the new thread runs.
 	Fork int
+	// Target is the thread name a Resume wakes, as written; TargetDef
+	// indexes Spec.Tasks: the definition that name belongs to (the task
+	// of that name, or the task whose instance name it is). The engine
+	// wakes the first live thread whose comm is Target, else the first
+	// live thread of TargetDef.
+	Target    string
+	TargetDef int
 }
 
 // Duration is a fixed length, or one drawn from a distribution each time
@@ -102,6 +119,21 @@ type Duration struct {
 	// Mean for exponential, Min/Max for uniform.
 	Median, Mean, Min, Max int64
 	Sigma                  float64
+}
+
+// Nominal is a representative length in ns: the fixed value, or the
+// distribution's median (lognormal), mean (exponential) or midpoint
+// (uniform).
+func (d Duration) Nominal() int64 {
+	switch d.Dist {
+	case LogNormal:
+		return d.Median
+	case Exponential:
+		return d.Mean
+	case Uniform:
+		return d.Min + (d.Max-d.Min)/2
+	}
+	return d.Fixed
 }
 
 // DistKind selects how a Duration is drawn.
@@ -127,7 +159,10 @@ type TimerRes struct {
 	// that finds the previous one undelivered is a missed timer event), or
 	// "thread" for a POSIX timer with SIGEV_THREAD: as "signal", and the
 	// timer-latency sample ends when the thread the waiter forks next
-	// first runs, as glibc runs the callback in a new thread.
+	// first runs, as glibc runs the callback in a new thread; or "input"
+	// for an input device (evdev key repeat): as "signal", but the wakeup
+	// is an input wakeup and the sample is a token the waiter carries,
+	// hands on with "resume", and ends with "latency_end".
 	Notify string
 }
 

@@ -1,5 +1,6 @@
 // Command schedlab simulates and measures Linux fair-scheduler latency.
 //
+//	schedlab reproduce [ID...] [--json]
 //	schedlab run SCENARIO|FILE.json [--policy P] [--features F] [--set NAME=VALUE]...
 //	schedlab features [--policy P]
 //	schedlab scenarios
@@ -30,7 +31,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError

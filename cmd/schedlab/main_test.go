@@ -133,7 +133,7 @@ func TestRunJSONKeysAndDeterminism(t *testing.T) {
 		t.Errorf("only %v timer samples in 2 s of a 10 ms timer", tl["count"])
 	}
 	feats := m["features"].(map[string]any)
-	if len(feats) != 14 || feats["START_DEBIT"] != true || feats["NEXT_BUDDY"] != false {
+	if len(feats) < 14 || feats["START_DEBIT"] != true || feats["NEXT_BUDDY"] != false {
 		t.Errorf("features: %v", feats)
 	}
 	task := m["tasks"].([]any)[0].(map[string]any)

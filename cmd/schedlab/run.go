@@ -14,12 +14,17 @@ func runCmd() *cobra.Command {
 	var o lab.Options
 	var asJSON, hist bool
 	var tasks int
+	var params []string
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
 		Short: "Simulate a workload and report its latencies",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.Workload = a[0]
+			var err error
+			if o.Params, err = parseParams(params); err != nil {
+				return err
+			}
 			r, err := lab.Simulate(o)
 			if err != nil {
 				return err
@@ -35,6 +40,7 @@ func runCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.Policy, "policy", lab.DefaultPolicy, "scheduling policy (see `schedlab features`)")
 	f.StringVar(&o.Features, "features", "", "sched features to set, kernel syntax: NO_START_DEBIT,NEXT_BUDDY")
+	f.StringArrayVar(&params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable; see `schedlab scenarios`)")
 	f.StringArrayVar(&o.Set, "set", nil, "set a tunable or engine parameter: NAME=VALUE (repeatable)")
 	f.IntVar(&o.CPUs, "cpus", 1, "number of CPUs")
 	f.StringVar(&o.Duration, "duration", "", "simulated time, e.g. 10s or 250ms (default: the file's, else 10s)")

@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"text/tabwriter"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,16 +15,61 @@ import (
 func scenariosCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "scenarios",
-		Short: "List the built-in scenarios",
+		Short: "List the built-in scenarios, with the parameters of the parametric ones",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-			for _, s := range workload.Scenarios() {
-				fmt.Fprintf(w, "%s\t%s\n", s.Name, s.Description)
+			list := workload.Scenarios()
+			w := 0
+			for _, s := range list {
+				w = max(w, len(s.Name))
 			}
-			return w.Flush()
+			var b strings.Builder
+			for _, s := range list {
+				fmt.Fprintf(&b, "%-*s  %s\n", w, s.Name, s.Description)
+			}
+			tmpls := workload.Templates()
+			if len(tmpls) > 0 {
+				b.WriteString("\nParameters of the parametric scenarios, with their defaults " +
+					"(schedlab run NAME --param NAME=VALUE, schedlab scenario show NAME --param NAME=VALUE):\n")
+			}
+			for _, t := range tmpls {
+				fmt.Fprintf(&b, "\n%s: %s", t.Name, strings.Join(t.Listed, ", "))
+				pw := 0
+				for _, p := range t.Params {
+					if p.Name == t.NameParam {
+						fmt.Fprintf(&b, ", or any %s with %s in %s..%s", t.Name, p.Name, num(p.Min), num(p.Max))
+					}
+					pw = max(pw, len(p.Name)+1+len(p.Default))
+				}
+				b.WriteString("\n")
+				for _, p := range t.Params {
+					fmt.Fprintf(&b, "  %-*s  %s (%s, %s..%s)\n", pw, p.Name+"="+p.Default, p.Doc, p.Kind, num(p.Min), num(p.Max))
+				}
+			}
+			_, err := os.Stdout.WriteString(b.String())
+			return err
 		},
 	}
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// parseParams turns repeated --param NAME=VALUE flags into a map; a later
+// flag for the same name wins.
+func parseParams(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, &lab.InputError{Err: fmt.Errorf("--param %q: want NAME=VALUE (`schedlab scenarios` lists each scenario's parameters)", kv)}
+		}
+		m[k] = v
+	}
+	return m, nil
 }
 
 func scenarioCmd() *cobra.Command {
@@ -32,18 +78,25 @@ func scenarioCmd() *cobra.Command {
 		Short: "Work with one built-in scenario",
 		Args:  args(cobra.NoArgs),
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "show NAME",
-		Short: "Print a built-in scenario's JSON (copy it, edit it, run the copy)",
+	var params []string
+	show := &cobra.Command{
+		Use:   "show NAME [--param NAME=VALUE]...",
+		Short: "Print a built-in scenario's JSON, rendered with its parameters (copy it, edit it, run the copy)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			data, err := workload.Scenario(a[0])
+			pm, err := parseParams(params)
+			if err != nil {
+				return err
+			}
+			data, err := workload.Scenario(a[0], pm)
 			if err != nil {
 				return &lab.InputError{Err: err}
 			}
 			_, err = os.Stdout.Write(data)
 			return err
 		},
-	})
+	}
+	show.Flags().StringArrayVar(&params, "param", nil, "set a parameter of a parametric scenario: NAME=VALUE (repeatable)")
+	cmd.AddCommand(show)
 	return cmd
 }

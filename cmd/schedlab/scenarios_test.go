@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestScenariosListsParametricOnes(t *testing.T) {
+	out, _, code := schedlab(t, "scenarios")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, n := range []string{"two-hogs", "sleeper-vs-hog", "sigev-thread", "wakeup-latency", "make-j5", "make-j10",
+		"wakeup-latency-make-j5", "wakeup-latency-make-j10", "fair-user-sched", "desktop-make-j10"} {
+		if !strings.Contains(out, "\n"+n+" ") && !strings.HasPrefix(out, n+" ") {
+			t.Errorf("scenarios does not list %s", n)
+		}
+	}
+	for _, w := range []string{"make-jN: make-j5, make-j10, or any make-jN with N in 1..100000", "  N=10 ", "cc1_sigma=1 ",
+		"period=10000 ", "input_hz=30 ", "uid=2 ", "jitter=20000 ", "--param NAME=VALUE"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("scenarios output lacks %q", w)
+		}
+	}
+}
+
+func TestParamFlag(t *testing.T) {
+	// --param reaches the template: a 5 ms period gives twice the samples.
+	count := func(args ...string) float64 {
+		out, stderr, code := schedlab(t, append([]string{"run", "wakeup-latency", "--duration", "1s", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		if args != nil && m["scenario"] != "wakeup-latency period=5000" {
+			t.Errorf("scenario name %v does not record the parameter", m["scenario"])
+		}
+		return m["timer_latency"].(map[string]any)["count"].(float64)
+	}
+	if a, b := count(), count("--param", "period=5000"); a != 99 || b != 199 { // the expiry at 1 s has its callback after the end
+		t.Fatalf("samples: %v with the default period, %v with period=5000", a, b)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "make-j5", "--param", "jobs=3"}, []string{`unknown parameter "jobs"`, "valid: N, exec"}},
+		{[]string{"run", "make-j5", "--param", "exec=fast"}, []string{`exec="fast"`, "integer", "valid:"}},
+		{[]string{"run", "make-j5", "--param", "N=3"}, []string{"set by the name"}},
+		{[]string{"run", "make-j5", "--param", "exec"}, []string{`--param "exec"`, "NAME=VALUE"}},
+		{[]string{"run", "two-hogs", "--param", "N=3"}, []string{"takes no parameters"}},
+		{[]string{"scenario", "show", "make-j5", "--param", "x=1"}, []string{`unknown parameter "x"`, "valid:"}},
+		{[]string{"scenario", "show", "make-j0"}, []string{"[1, 100000]"}},
+	} {
+		stdout, stderr, code := schedlab(t, c.args...)
+		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and one line", c.args, code, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: error %q lacks %q", c.args, strings.TrimSpace(stderr), w)
+			}
+		}
+	}
+}
+
+func TestShownTemplateRunsAsFile(t *testing.T) {
+	show, _, code := schedlab(t, "scenario", "show", "wakeup-latency-make-j3", "--param", "cc1_burst=5000")
+	if code != 0 || !json.Valid([]byte(show)) || !strings.Contains(show, `"median": 5000`) {
+		t.Fatalf("scenario show: %d %q", code, show)
+	}
+	p := writeFile(t, "copy.json", show)
+	a, _, _ := schedlab(t, "run", "wakeup-latency-make-j3", "--param", "cc1_burst=5000", "--duration", "1s")
+	b, _, _ := schedlab(t, "run", p, "--duration", "1s")
+	if a == "" || strings.SplitN(a, "\n", 2)[1] != strings.SplitN(b, "\n", 2)[1] {
+		t.Fatal("a saved rendering of a parametric scenario runs differently")
+	}
+}

@@ -1,0 +1,249 @@
+// Package experiment holds the seed experiments that `schedlab reproduce`
+// runs: for each mail in ../shared/seeds, the load, the configurations it
+// compared, the numbers it printed and the claims it made, so that the
+// simulator's rows can be printed beside the paper's with a verdict on each
+// claim.
+//
+// An experiment is data; the simulator's rows are computed by running it.
+// Every row of an experiment shares the same scenario, parameters and
+// calibration; rows differ only in the feature, tunable or workload switch
+// the mail compared. Nothing here is tuned per row.
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Figures are the numbers of one row, in µs; nil where the source gives none.
+type Figures struct {
+	Max *float64 `json:"max_us"`
+	Avg *float64 `json:"avg_us"`
+	P50 *float64 `json:"p50_us,omitempty"`
+}
+
+// Row is one configuration of an experiment.
+type Row struct {
+	Config   string            // the label, e.g. "START_DEBIT"
+	Features string            // kernel syntax, added to the experiment's
+	Set      []string          // NAME=VALUE, added to the experiment's
+	Params   map[string]string // scenario parameters, over the experiment's
+	Paper    Figures
+	Note     string // what the paper's figure is (e.g. "mean of 3 runs")
+}
+
+// Claim is a statement of the mail to check against the simulated rows.
+type Claim struct {
+	Text string
+	// Check returns whether the claim holds for the simulated figures
+	// (by row label) and a short account of the numbers it compared.
+	Check func(sim map[string]Figures) (holds bool, detail string)
+}
+
+// Experiment is one seed experiment.
+type Experiment struct {
+	ID       string
+	Source   string // seed file name
+	Title    string
+	Load     string // what ran, in the mail's words
+	Scenario string
+	Params   map[string]string
+	Policy   string
+	Features string   // common to every row
+	Set      []string // common to every row
+	// Metric names the figures compared: "timer" (max and average of timer
+	// latency) or "timer-p50" (the median, with max and average shown).
+	Metric string
+	Rows   []Row
+	Claims []Claim
+	// Runs and Duration: each row is simulated Runs times (seeds 1…Runs)
+	// for Duration, and the figures are the means over the runs, as the
+	// authors averaged their runs.
+	Runs     int
+	Duration string
+}
+
+func f(v float64) *float64 { return &v }
+
+// ratio is a/b, NaN when either is missing or b is not positive.
+func ratio(a, b *float64) float64 {
+	if a == nil || b == nil || *b <= 0 {
+		return math.NaN()
+	}
+	return *a / *b
+}
+
+func avgOf(sim map[string]Figures, row string) float64 { return val(sim[row].Avg) }
+func maxOf(sim map[string]Figures, row string) float64 { return val(sim[row].Max) }
+func p50Of(sim map[string]Figures, row string) float64 { return val(sim[row].P50) }
+
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// ordered checks a > b > c … on one figure of the named rows.
+func ordered(get func(map[string]Figures, string) float64, what string, rows ...string) func(map[string]Figures) (bool, string) {
+	return func(sim map[string]Figures) (bool, string) {
+		holds := true
+		var parts []string
+		for i, r := range rows {
+			v := get(sim, r)
+			parts = append(parts, fmt.Sprintf("%s %.1f", r, v))
+			if i > 0 && !(get(sim, rows[i-1]) > v) {
+				holds = false
+			}
+		}
+		return holds, what + ": " + strings.Join(parts, " > ")
+	}
+}
+
+// All lists the experiments in the design's order.
+func All() []*Experiment {
+	return []*Experiment{forkExpedited(), startNice(), fairUserSched(), checkPreemptTick()}
+}
+
+// Lookup returns the named experiments, all of them for no names.
+func Lookup(ids []string) ([]*Experiment, error) {
+	if len(ids) == 0 {
+		return All(), nil
+	}
+	var out []*Experiment
+	for _, id := range ids {
+		var found *Experiment
+		for _, e := range All() {
+			if e.ID == id {
+				found = e
+			}
+		}
+		if found == nil {
+			var valid []string
+			for _, e := range All() {
+				valid = append(valid, e.ID)
+			}
+			return nil, fmt.Errorf("unknown experiment %q (valid: %s)", id, strings.Join(valid, ", "))
+		}
+		out = append(out, found)
+	}
+	return out, nil
+}
+
+// The seeds' machine: a 2.0 GHz Pentium M, uniprocessor, 32-bit (so the
+// 32-bit fixed point and no tick sign bug); HZ unknown, the Kconfig default
+// 250 is kept.
+var pentiumM = []string{"arch=32"}
+
+const runs, duration = 3, "30s"
+
+func forkExpedited() *Experiment {
+	return &Experiment{
+		ID:       "fork-expedited",
+		Source:   "000_b538e800e1bbc8bd.txt",
+		Title:    "INTERACTIVE/TIMER_FORK_EXPEDITED: expedite forks from timer wakeup chains",
+		Load:     "wakeup-latency.c (SIGEV_THREAD) under a make -j5 kernel build, uniprocessor",
+		Scenario: "wakeup-latency-make-j5",
+		Policy:   "cfs-2.6.35",
+		Set:      pentiumM,
+		Metric:   "timer",
+		Runs:     runs, Duration: duration,
+		Rows: []Row{
+			{Config: "baseline", Paper: Figures{Avg: f(4000)}, Note: "\"from 4000µs\"; no maximum given"},
+			{Config: "TIMER_FORK_EXPEDITED", Features: "TIMER,TIMER_FORK_EXPEDITED", Paper: Figures{Avg: f(160)}, Note: "\"down to 160µs\""},
+		},
+		Claims: []Claim{{
+			Text: "TIMER_FORK_EXPEDITED cuts the average latency by at least 10x (paper: 4000 -> 160 us, 25x)",
+			Check: func(sim map[string]Figures) (bool, string) {
+				r := avgOf(sim, "baseline") / avgOf(sim, "TIMER_FORK_EXPEDITED")
+				return r >= 10, fmt.Sprintf("simulated %.1fx", r)
+			},
+		}},
+	}
+}
+
+func startNice() *Experiment {
+	return &Experiment{
+		ID:       "start-nice",
+		Source:   "002_486835607fd5b0a2.txt",
+		Title:    "START_NICE: temporarily niced forks instead of START_DEBIT",
+		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10 on UP 2.0GHz; 2.6.35.2 + smaller min_granularity + check_preempt change",
+		Scenario: "wakeup-latency-make-j10",
+		Policy:   "cfs-2.6.35",
+		Features: "CPT_FIX",
+		Set:      append([]string{"sched_min_granularity_ns=750000"}, pentiumM...),
+		Metric:   "timer",
+		Runs:     runs, Duration: duration,
+		Rows: []Row{
+			{Config: "START_DEBIT", Paper: Figures{Max: f(26409.0), Avg: f(6762.1)}, Note: "vanilla setting"},
+			{Config: "NO_START_DEBIT", Features: "NO_START_DEBIT", Paper: Figures{Max: f(10001.8), Avg: f(1618.7)}, Note: "NO_START_DEBIT, NO_START_NICE"},
+			{Config: "START_NICE", Features: "START_NICE", Paper: Figures{Max: f(9873.9), Avg: f(901.2)}},
+		},
+		Claims: []Claim{
+			{Text: "average: START_DEBIT > NO_START_DEBIT > START_NICE", Check: ordered(avgOf, "avg us", "START_DEBIT", "NO_START_DEBIT", "START_NICE")},
+			{Text: "maximum: START_DEBIT > NO_START_DEBIT", Check: ordered(maxOf, "max us", "START_DEBIT", "NO_START_DEBIT")},
+			{Text: "START_DEBIT/NO_START_DEBIT average ratio between 2 and 8 (paper 4.2)", Check: func(sim map[string]Figures) (bool, string) {
+				r := avgOf(sim, "START_DEBIT") / avgOf(sim, "NO_START_DEBIT")
+				return r >= 2 && r <= 8, fmt.Sprintf("simulated %.2f", r)
+			}},
+		},
+	}
+}
+
+func fairUserSched() *Experiment {
+	under := func(row string) Claim {
+		return Claim{Text: fmt.Sprintf("median under 0.5 ms with %s", row), Check: func(sim map[string]Figures) (bool, string) {
+			v := p50Of(sim, row)
+			return v < 500, fmt.Sprintf("simulated %.1f us", v)
+		}}
+	}
+	return &Experiment{
+		ID:       "fair-user-sched",
+		Source:   "003_c546e764f7982f4d.txt",
+		Title:    "High wake up latencies with FAIR_USER_SCHED",
+		Load:     "two busy loops of uid 1; a sleeper of uid 2 keeps the running median of its wake up latency; 2.6.24",
+		Scenario: "fair-user-sched",
+		Policy:   "cfs-2.6.24",
+		Metric:   "timer-p50",
+		Runs:     runs, Duration: duration,
+		Rows: []Row{
+			{Config: "FAIR_USER_SCHED", Paper: Figures{P50: f(4568.4)}, Note: "mean of the three medians printed: 4.300, 4.801, 4.604 ms"},
+			{Config: "FAIR_USER_SCHED+fix", Features: "GROUP_SLEEPER_CREDIT", Note: "\"restored to the same level as !FAIR_USER_SCHED\" (patch 296825cbe14d)"},
+			{Config: "no-groups", Features: "NO_FAIR_USER_SCHED", Paper: Figures{P50: f(-82.4)}, Note: "mean of -0.157, -0.067, -0.023 ms: \"in the noise\" (the script's zero is unknown)"},
+			{Config: "same-uid", Params: map[string]string{"uid": "1"}, Note: "\"another way to restore normal latencies\""},
+		},
+		Claims: []Claim{
+			{Text: "median 3-7 ms with per-user groups and no fix (paper 4.3-4.8 ms)", Check: func(sim map[string]Figures) (bool, string) {
+				v := p50Of(sim, "FAIR_USER_SCHED")
+				return v >= 3000 && v <= 7000, fmt.Sprintf("simulated %.1f us", v)
+			}},
+			under("no-groups"), under("FAIR_USER_SCHED+fix"), under("same-uid"),
+		},
+	}
+}
+
+func checkPreemptTick() *Experiment {
+	minGran := "sched_min_granularity_ns=750000"
+	return &Experiment{
+		ID:       "check-preempt-tick",
+		Source:   "004_ea5b61c0b4d8a1d6.txt",
+		Title:    "check_preempt_tick should not compare vruntime with wall time",
+		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10, 2.0GHz Pentium M, 2.6.35.2; mean of 3 runs",
+		Scenario: "wakeup-latency-make-j10",
+		Policy:   "cfs-2.6.35",
+		Set:      pentiumM,
+		Metric:   "timer",
+		Runs:     runs, Duration: duration,
+		Rows: []Row{
+			{Config: "mainline", Paper: Figures{Max: f(45762.1), Avg: f(7348.6)}, Note: "mainline 2.6.35.2"},
+			{Config: "check_preempt", Features: "CPT_FIX", Paper: Figures{Max: f(39858.9), Avg: f(7728.1)}, Note: "check_preempt fix"},
+			{Config: "min_gran", Set: []string{minGran}, Paper: Figures{Max: f(29100.6), Avg: f(6684.1)}, Note: "Peter's smaller min_gran (0.75 ms, nr_latency 8)"},
+			{Config: "both", Features: "CPT_FIX", Set: []string{minGran}, Paper: Figures{Max: f(20433.0), Avg: f(5112.5)}, Note: "check_preempt fix + smaller min_gran"},
+		},
+		Claims: []Claim{
+			{Text: "maximum: mainline > smaller min_gran > both", Check: ordered(maxOf, "max us", "mainline", "min_gran", "both")},
+			{Text: "average: both < mainline", Check: ordered(avgOf, "avg us", "mainline", "both")},
+		},
+	}
+}

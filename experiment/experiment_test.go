@@ -1,0 +1,97 @@
+package experiment
+
+import (
+	"testing"
+
+	"schedlab/sched"
+	_ "schedlab/sched/cfs"
+)
+
+// quick returns a copy of an experiment that runs once, briefly.
+func quick(t *testing.T, id string) *Experiment {
+	t.Helper()
+	exps, err := Lookup([]string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := *exps[0]
+	e.Runs, e.Duration = 1, "3s"
+	return &e
+}
+
+// The rows are computed by the simulator, never copied: a profile whose
+// START_DEBIT default is flipped moves the START_DEBIT row.
+func TestRowsMoveWithTheModel(t *testing.T) {
+	prof, err := sched.Lookup("cfs-2.6.35")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := *prof
+	flipped.Name = "cfs-2.6.35-no-debit-default"
+	flipped.Features = append([]sched.Feature(nil), prof.Features...)
+	for i := range flipped.Features {
+		if flipped.Features[i].Name == "START_DEBIT" {
+			flipped.Features[i].Default = false
+		}
+	}
+	sched.Register(&flipped)
+
+	orig := quick(t, "start-nice")
+	orig.Rows = orig.Rows[:1] // START_DEBIT: the row that relies on the default
+	copied := *orig
+	copied.Policy = flipped.Name
+	res, err := Run([]*Experiment{orig, &copied}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := res[0].SimFigures("START_DEBIT")
+	b, _ := res[1].SimFigures("START_DEBIT")
+	if *a.Avg == *b.Avg {
+		t.Fatalf("flipping START_DEBIT's default left the row at %.1f us", *a.Avg)
+	}
+	// The flipped model behaves like NO_START_DEBIT: lower average latency.
+	if !(*b.Avg < *a.Avg) {
+		t.Fatalf("without START_DEBIT the average rose: %.1f -> %.1f us", *a.Avg, *b.Avg)
+	}
+}
+
+func TestRunIsDeterministicAndOrdered(t *testing.T) {
+	e := quick(t, "check-preempt-tick")
+	r1, err := Run([]*Experiment{e}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Run([]*Experiment{e}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r1[0].Rows {
+		x, y := r1[0].Rows[i], r2[0].Rows[i]
+		if x.Config != e.Rows[i].Config || *x.Sim.Avg != *y.Sim.Avg || *x.Sim.Max != *y.Sim.Max {
+			t.Fatalf("row %d differs between 2 workers and 1: %+v vs %+v", i, x.Sim, y.Sim)
+		}
+	}
+}
+
+func TestRowLabelsAreTheDesigns(t *testing.T) {
+	want := map[string][]string{
+		"fork-expedited":     {"baseline", "TIMER_FORK_EXPEDITED"},
+		"start-nice":         {"START_DEBIT", "NO_START_DEBIT", "START_NICE"},
+		"fair-user-sched":    {"FAIR_USER_SCHED", "FAIR_USER_SCHED+fix", "no-groups", "same-uid"},
+		"check-preempt-tick": {"mainline", "check_preempt", "min_gran", "both"},
+	}
+	for _, e := range All() {
+		w := want[e.ID]
+		if len(w) != len(e.Rows) {
+			t.Fatalf("%s: %d rows", e.ID, len(e.Rows))
+		}
+		for i, r := range e.Rows {
+			if r.Config != w[i] {
+				t.Errorf("%s row %d: %q, want %q", e.ID, i, r.Config, w[i])
+			}
+		}
+	}
+	if _, err := Lookup([]string{"nope"}); err == nil {
+		t.Error("unknown experiment accepted")
+	}
+}
