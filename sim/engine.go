@@ -262,8 +262,14 @@ func (e *Engine) resolve() {
 // Ticks sit on one global grid (k·10⁹/HZ ns), as jiffies do, and an idle CPU
 // has none (NO_HZ_IDLE).
 func (e *Engine) armTick(c *CPU) {
+	// Jiffy k starts at floor(k·10⁹/HZ). When HZ does not divide 10⁹ (300)
+	// the first guess can round back onto now: step on until strictly after.
 	k := e.now*e.p.HZ/1e9 + 1
 	when := k * 1e9 / e.p.HZ
+	for when <= e.now {
+		k++
+		when = k * 1e9 / e.p.HZ
+	}
 	if c.tickT.armed() && c.tickT.when == when {
 		return
 	}

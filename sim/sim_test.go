@@ -229,3 +229,35 @@ func TestZeroTimeLoopIsAnError(t *testing.T) {
 		t.Fatalf("want a no-progress error, got %v", err)
 	}
 }
+
+// tickCounter counts scheduler ticks through the class.
+type tickCounter struct {
+	sched.Class
+	ticks int
+}
+
+func (c *tickCounter) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
+	c.ticks++
+	c.Class.Tick(rq, curr, queued)
+}
+
+// A busy CPU ticks HZ times a second, also when 10⁹/HZ is not whole.
+func TestTickRate(t *testing.T) {
+	for _, hz := range []int64{100, 250, 300, 1000} {
+		cfg := schedConfig(t, "cfs-2.6.35", 1, nil, nil)
+		tc := &tickCounter{}
+		prof := *cfg.Profile
+		prof.New = func(c *sched.Config) (sched.Class, error) {
+			cl, err := cfs.New(c)
+			tc.Class = cl
+			return tc, err
+		}
+		cfg.Profile = &prof
+		p := sim.DefaultParams()
+		p.HZ = hz
+		run(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"instance": 2, "run": 7000}}}`), Sched: cfg, Params: p, Duration: 2e9})
+		if want := int(2 * hz); tc.ticks < want-1 || tc.ticks > want {
+			t.Errorf("HZ=%d: %d ticks in 2 s, want %d", hz, tc.ticks, want)
+		}
+	}
+}
