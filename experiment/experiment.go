@@ -131,12 +131,22 @@ func Lookup(ids []string) ([]*Experiment, error) {
 	return out, nil
 }
 
-// The seeds' machine: a 2.0 GHz Pentium M, uniprocessor, 32-bit (so the
-// 32-bit fixed point and no tick sign bug); HZ unknown, the Kconfig default
-// 250 is kept.
-var pentiumM = []string{"arch=32"}
+// The 2010 seeds' machine: a 2.0 GHz Pentium M, uniprocessor, 32-bit (so
+// the 32-bit fixed point and no tick sign bug). Its HZ and how I/O-bound its
+// kernel build was are unknown; both come from the one calibration
+// (TestCalibration, on check-preempt-tick's mainline row) and are held
+// fixed for every row of the three 2010 experiments.
+const (
+	calibrationHZ = "250"
+	calibrationIO = "300000"
+)
 
-const runs, duration = 3, "30s"
+var pentiumM = []string{"arch=32", "HZ=" + calibrationHZ}
+
+// makeLoad is the calibrated make model, the same for make -j5 and -j10.
+var makeLoad = map[string]string{"cc1_io": calibrationIO}
+
+const runs, duration = 10, "30s"
 
 func forkExpedited() *Experiment {
 	return &Experiment{
@@ -145,6 +155,7 @@ func forkExpedited() *Experiment {
 		Title:    "INTERACTIVE/TIMER_FORK_EXPEDITED: expedite forks from timer wakeup chains",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) under a make -j5 kernel build, uniprocessor",
 		Scenario: "wakeup-latency-make-j5",
+		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
 		Metric:   "timer",
@@ -170,6 +181,7 @@ func startNice() *Experiment {
 		Title:    "START_NICE: temporarily niced forks instead of START_DEBIT",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10 on UP 2.0GHz; 2.6.35.2 + smaller min_granularity + check_preempt change",
 		Scenario: "wakeup-latency-make-j10",
+		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Features: "CPT_FIX",
 		Set:      append([]string{"sched_min_granularity_ns=750000"}, pentiumM...),
@@ -231,6 +243,7 @@ func checkPreemptTick() *Experiment {
 		Title:    "check_preempt_tick should not compare vruntime with wall time",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10, 2.0GHz Pentium M, 2.6.35.2; mean of 3 runs",
 		Scenario: "wakeup-latency-make-j10",
+		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
 		Metric:   "timer",

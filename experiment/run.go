@@ -249,6 +249,9 @@ func WriteText(w io.Writer, results []*Result) error {
 				verdict = "does not hold"
 			}
 			fmt.Fprintf(&b, "   [%s] %s — %s\n", verdict, c.Text, c.Detail)
+			if !c.Holds {
+				b.WriteString("      (why the model does not bear this out: EXPERIMENTS.md, " + r.ID + ")\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -56,8 +56,12 @@ func rfcTunables() []sched.Tunable {
 			Doc: "START_NICE: the penalty ends at the task's first deschedule after running (0) or once it ran a full sched_slice (1)"},
 		{Name: StartNiceKeepsDebit, Default: 0, Min: 0, Max: 1, Reconstruction: "R1",
 			Doc: "START_NICE: 1 keeps START_DEBIT's placement as well; 0 places the child at max(parent, min_vruntime)"},
-		{Name: CPTFixVariant, Default: 1, Choices: []int64{1, 2}, Reconstruction: "R1",
-			Doc: "CPT_FIX: 1 (CPT-A) compares with calc_delta_fair(slice), signed; 2 (CPT-B) also drops the min_granularity guard"},
+		// Seed 004: with the fix, min_granularity "won't affect the
+		// preemption granularity directly, but rather indirectly through
+		// the period length" — so the fix dropped the min_granularity
+		// guard too: CPT-B is the default reading.
+		{Name: CPTFixVariant, Default: 2, Choices: []int64{1, 2}, Reconstruction: "R1",
+			Doc: "CPT_FIX: 2 (CPT-B, default) compares with calc_delta_fair(slice), signed, and drops the min_granularity guard (seed 004); 1 (CPT-A) keeps the guard"},
 	}
 }
 
