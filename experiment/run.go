@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -39,6 +40,26 @@ type RowResult struct {
 	Sim    Figures `json:"sim"`
 	Ratio  Figures `json:"ratio"` // sim/paper where both exist
 	Note   string  `json:"note,omitempty"`
+	median bool    // the experiment compares medians: p50_us is always present
+}
+
+// MarshalJSON writes p50_us (null where unknown) in every figure of an
+// experiment that compares medians, and never in the others.
+func (r RowResult) MarshalJSON() ([]byte, error) {
+	fig := func(f Figures) map[string]*float64 {
+		m := map[string]*float64{"max_us": f.Max, "avg_us": f.Avg}
+		if r.median {
+			m["p50_us"] = f.P50
+		}
+		return m
+	}
+	return json.Marshal(struct {
+		Config string              `json:"config"`
+		Paper  map[string]*float64 `json:"paper"`
+		Sim    map[string]*float64 `json:"sim"`
+		Ratio  map[string]*float64 `json:"ratio"`
+		Note   string              `json:"note,omitempty"`
+	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Ratio), r.Note})
 }
 
 // ClaimResult is a claim with its verdict.
@@ -138,7 +159,8 @@ func Run(exps []*Experiment, workers int, progress func(done, total int)) ([]*Re
 				sim.P50 = f(round1(md / n))
 			}
 			sims[r.Config] = sim
-			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Note: r.Note})
+			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Note: r.Note,
+				median: e.Metric == "timer-p50"})
 		}
 		for _, c := range e.Claims {
 			holds, detail := c.Check(sims)
@@ -181,8 +203,8 @@ func (e *Experiment) settings() string {
 	return strings.Join(parts, ", ")
 }
 
-// reconstructions lists the reconstructed features any row turns on, as
-// NAME@ID, so every report that uses one says so.
+// reconstructions lists the reconstructions any row uses, with their
+// parameters, so every report that uses one says so.
 func (e *Experiment) reconstructions() []string {
 	prof, err := sched.Lookup(e.Policy)
 	if err != nil {
@@ -191,14 +213,18 @@ func (e *Experiment) reconstructions() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range e.Rows {
-		on, err := prof.ParseFeatures(strings.Trim(e.Features+","+r.Features, ","))
+		feats, err := prof.ParseFeatures(strings.Trim(e.Features+","+r.Features, ","))
 		if err != nil {
 			continue
 		}
-		for name, v := range on {
-			if f := prof.Feature(name); v && f != nil && f.Reconstruction != "" && !seen[name] {
-				seen[name] = true
-				out = append(out, name+"@"+f.Reconstruction)
+		cfg, err := prof.NewConfig(1, feats, nil)
+		if err != nil {
+			continue
+		}
+		for _, rc := range cfg.Reconstructions() {
+			if !seen[rc] {
+				seen[rc] = true
+				out = append(out, rc)
 			}
 		}
 	}

@@ -209,6 +209,7 @@ func (cfg *Config) Simulate(seed uint64, check bool, extra trace.Sink) (*report.
 		Seed:            seed,
 		SimNS:           end,
 		Warnings:        cfg.Spec.Warnings,
+		Reconstructions: cfg.Sched.Reconstructions(),
 		DefaultFeatures: cfg.Defaults.Features,
 		DefaultTunables: map[string]int64{},
 	}

@@ -94,8 +94,11 @@ type Run struct {
 	TimerLatency  Latency          `json:"timer_latency"`
 	WakeupLatency Latency          `json:"wakeup_latency"`
 	Tasks         []Task           `json:"tasks"`
-	Warnings      []string         `json:"warnings,omitempty"`
-	Engine        Engine           `json:"engine"`
+	// Reconstructions lists the reconstructed features in use, with
+	// their parameters (design principle 7).
+	Reconstructions []string `json:"reconstructions,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
+	Engine          Engine   `json:"engine"`
 
 	// Text-only details.
 	DefaultFeatures map[string]bool  `json:"-"`
@@ -133,6 +136,9 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	}
 	if d := diffTunables(r.Tunables, r.DefaultTunables); d != "" {
 		fmt.Fprintf(b, "tunables changed: %s\n", d)
+	}
+	for _, rc := range r.Reconstructions {
+		fmt.Fprintf(b, "reconstruction (not known to match the original): %s\n", rc)
 	}
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(b, "warning: %s\n", wmsg)

@@ -238,3 +238,30 @@ func (p *Profile) NewConfig(ncpu int, features map[string]bool, set map[string]i
 	}
 	return cfg, nil
 }
+
+// Reconstructions lists the reconstructed features that are on, as
+// "NAME@ID" followed by the values of their parameters (the tunables named
+// after the feature, e.g. start_nice_delta for START_NICE), sorted: every
+// report that uses a reconstruction prints this.
+func (c *Config) Reconstructions() []string {
+	var out []string
+	for _, f := range c.Profile.Features {
+		if !c.Features[f.Name] || f.Reconstruction == "" {
+			continue
+		}
+		s := f.Name + "@" + f.Reconstruction
+		var params []string
+		prefix := strings.ToLower(f.Name) + "_"
+		for _, t := range c.Profile.Tunables {
+			if strings.HasPrefix(t.Name, prefix) {
+				params = append(params, fmt.Sprintf("%s=%d", t.Name, c.Tunables[t.Name]))
+			}
+		}
+		if len(params) > 0 {
+			s += " (" + strings.Join(params, " ") + ")"
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}

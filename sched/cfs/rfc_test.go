@@ -158,3 +158,20 @@ func TestDynMinVruntimeRefused(t *testing.T) {
 		t.Fatal("the RFC features belong to the 2.6.35 profile only")
 	}
 }
+
+func TestReconstructionsAreListedWithParameters(t *testing.T) {
+	prof, _ := sched.Lookup("cfs-2.6.35")
+	cfg, err := prof.NewConfig(1, map[string]bool{StartNice: true, Timer: true}, map[string]int64{StartNiceDelta: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(cfg.Reconstructions(), "; ")
+	want := "START_NICE@R1 (start_nice_delta=5 start_nice_end=0 start_nice_keeps_debit=0); TIMER@R1"
+	if got != want {
+		t.Fatalf("reconstructions:\n got %s\nwant %s", got, want)
+	}
+	plain, _ := prof.NewConfig(1, nil, nil)
+	if len(plain.Reconstructions()) != 0 {
+		t.Fatal("a default run lists reconstructions")
+	}
+}

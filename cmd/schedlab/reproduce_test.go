@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReproduceJSON(t *testing.T) {
+	start := time.Now()
+	out, stderr, code := schedlab(t, "reproduce", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("reproduce took %v", time.Since(start))
+	var doc struct {
+		Experiments []struct {
+			ID     string `json:"id"`
+			Source string `json:"source"`
+			Rows   []struct {
+				Config string                 `json:"config"`
+				Paper  map[string]*float64    `json:"paper"`
+				Sim    map[string]*float64    `json:"sim"`
+				Other  map[string]interface{} `json:"-"`
+			} `json:"rows"`
+			Claims []struct {
+				Text  string `json:"text"`
+				Holds *bool  `json:"holds"`
+			} `json:"claims"`
+		} `json:"experiments"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"fork-expedited": "000_", "start-nice": "002_", "fair-user-sched": "003_", "check-preempt-tick": "004_"}
+	if len(doc.Experiments) != 4 {
+		t.Fatalf("%d experiments", len(doc.Experiments))
+	}
+	for _, e := range doc.Experiments {
+		if !strings.HasPrefix(e.Source, want[e.ID]) {
+			t.Errorf("%s: source %q", e.ID, e.Source)
+		}
+		if len(e.Claims) == 0 {
+			t.Errorf("%s: no claims", e.ID)
+		}
+		for _, c := range e.Claims {
+			if c.Text == "" || c.Holds == nil {
+				t.Errorf("%s: claim without text or verdict", e.ID)
+			}
+		}
+		for _, r := range e.Rows {
+			key := "avg_us"
+			if e.ID == "fair-user-sched" {
+				key = "p50_us"
+			}
+			if _, ok := r.Paper[key]; !ok {
+				t.Errorf("%s/%s: paper lacks %s", e.ID, r.Config, key)
+			}
+			if v, ok := r.Sim[key]; !ok || v == nil {
+				t.Errorf("%s/%s: sim lacks %s", e.ID, r.Config, key)
+			}
+			if _, ok := r.Sim["max_us"]; !ok {
+				t.Errorf("%s/%s: sim lacks max_us", e.ID, r.Config)
+			}
+		}
+	}
+}
+
+func TestReproduceOneAndUnknown(t *testing.T) {
+	out, _, code := schedlab(t, "reproduce", "fair-user-sched")
+	if code != 0 || !strings.Contains(out, "== fair-user-sched") || strings.Contains(out, "== start-nice") {
+		t.Fatalf("reproduce fair-user-sched: %d\n%s", code, out)
+	}
+	_, stderr, code := schedlab(t, "reproduce", "nope")
+	if code != 2 || !strings.Contains(stderr, "check-preempt-tick") {
+		t.Fatalf("unknown experiment: %d %q", code, stderr)
+	}
+}
