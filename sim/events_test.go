@@ -7,7 +7,6 @@ import (
 
 	"schedlab/analyze"
 	"schedlab/sched"
-	"schedlab/sched/cfs"
 	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/workload"
@@ -119,16 +118,8 @@ func (p *wakeProbe) Enqueue(rq sched.RQ, t *sched.Task, flags int) {
 }
 
 func probed(t *testing.T) (*sched.Config, *wakeProbe) {
-	cfg := schedConfig(t, "cfs-2.6.35", 1, nil, nil)
 	probe := &wakeProbe{}
-	prof := *cfg.Profile
-	prof.New = func(c *sched.Config) (sched.Class, error) {
-		cl, err := cfs.New(c)
-		probe.Class = cl
-		return probe, err
-	}
-	cfg.Profile = &prof
-	return cfg, probe
+	return wrapped(t, probe, func(c sched.Class) { probe.Class = c }), probe
 }
 
 // desktop is the input chain of desktop-make-jN without the load.

@@ -35,6 +35,20 @@ func schedConfig(t testing.TB, policy string, ncpu int, feats map[string]bool, s
 	return cfg
 }
 
+// wrapped returns a cfs-2.6.35 configuration whose class is probe, a
+// test's wrapper that sees every hook call; set hands it the real class.
+func wrapped(t testing.TB, probe sched.Class, set func(sched.Class)) *sched.Config {
+	cfg := schedConfig(t, "cfs-2.6.35", 1, nil, nil)
+	prof := *cfg.Profile
+	prof.New = func(c *sched.Config) (sched.Class, error) {
+		cl, err := cfs.New(c)
+		set(cl)
+		return probe, err
+	}
+	cfg.Profile = &prof
+	return cfg
+}
+
 func run(t testing.TB, cfg sim.Config) *sim.Engine {
 	t.Helper()
 	if cfg.Params.HZ == 0 {
@@ -132,15 +146,8 @@ func TestSleeperPreemptsOnlyBeyondGranularity(t *testing.T) {
 		"sleeper": {"phases": {
 			"short": {"loop": 12, "run": 700, "sleep": 300},
 			"long":  {"run": 700, "sleep": 20000}}}}}`)
-	cfg := schedConfig(t, "cfs-2.6.35", 1, nil, nil)
 	probe := &preemptProbe{t: t, sleeper: 1002}
-	prof := *cfg.Profile
-	prof.New = func(c *sched.Config) (sched.Class, error) {
-		cl, err := cfs.New(c)
-		probe.Class = cl
-		return probe, err
-	}
-	cfg.Profile = &prof
+	cfg := wrapped(t, probe, func(c sched.Class) { probe.Class = c })
 	run(t, sim.Config{Spec: sp, Sched: cfg, Duration: 2e9})
 	if probe.preempted == 0 || probe.declined == 0 {
 		t.Fatalf("want both outcomes: %d wakeups preempted, %d did not", probe.preempted, probe.declined)
@@ -244,15 +251,8 @@ func (c *tickCounter) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
 // A busy CPU ticks HZ times a second, also when 10⁹/HZ is not whole.
 func TestTickRate(t *testing.T) {
 	for _, hz := range []int64{100, 250, 300, 1000} {
-		cfg := schedConfig(t, "cfs-2.6.35", 1, nil, nil)
 		tc := &tickCounter{}
-		prof := *cfg.Profile
-		prof.New = func(c *sched.Config) (sched.Class, error) {
-			cl, err := cfs.New(c)
-			tc.Class = cl
-			return tc, err
-		}
-		cfg.Profile = &prof
+		cfg := wrapped(t, tc, func(c sched.Class) { tc.Class = c })
 		p := sim.DefaultParams()
 		p.HZ = hz
 		run(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"instance": 2, "run": 7000}}}`), Sched: cfg, Params: p, Duration: 2e9})

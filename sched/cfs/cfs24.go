@@ -455,40 +455,14 @@ func (c *CFS24) Fork(env sched.RQ, parent, child *sched.Task) {
 // Yield implements sched.Class (§2.14).
 func (c *CFS24) Yield(env sched.RQ, curr *sched.Task) {
 	c.rq(env)
-	se := taskSE(curr)
-	q := se.q
-	if q.nr == 1 {
-		return
-	}
-	if !c.compatYield && curr.Policy != sched.Batch {
-		c.updateCurr(q)
-		return
-	}
-	right := q.tree.rightmost()
-	if right == nil || sched.Before(right.vruntime, se.vruntime) {
-		return
-	}
-	se.vruntime = right.vruntime + 1
+	yieldTask(c, curr, c.compatYield)
 }
 
 // SetNice implements sched.Class: requeue with the new weight. The vruntime
 // stays absolute and unscaled.
 func (c *CFS24) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	c.rq(env)
-	se := taskSE(t)
-	onRQ := se.onRQ
-	if onRQ {
-		c.Dequeue(env, t, 0)
-	}
-	old := t.Nice
-	t.Nice = nice
-	se.load = sched.NiceWeight(nice, t.Policy)
-	if onRQ {
-		c.Enqueue(env, t, 0)
-		if nice < old || (nice > old && env.Curr() == t) {
-			env.Resched()
-		}
-	}
+	setNice(c, env, t, nice)
 }
 
 // TaskDead implements sched.Class.

@@ -287,7 +287,7 @@ func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 // dequeueEntity is §10.5.
 func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 	c.updateCurr(q)
-	c.clearBuddies(q, se)
+	clearBuddies(se)
 	if se != q.curr {
 		q.tree.remove(se)
 	}
@@ -374,7 +374,7 @@ func setLastBuddy(se *entity) {
 }
 
 // clearBuddies forgets se as a buddy at its level and above (§15.3).
-func (c *CFS) clearBuddies(q *cfsRQ, se *entity) {
+func clearBuddies(se *entity) {
 	for x := se; x != nil; x = x.parent {
 		if x.q.last == x {
 			x.q.last = nil
@@ -473,7 +473,7 @@ func (c *CFS) pickNextEntity(q *cfsRQ) *entity {
 	if q.last != nil && c.wakeupPreemptEntity(q.last, left) < 1 {
 		se = q.last
 	}
-	c.clearBuddies(q, se)
+	clearBuddies(se)
 	return se
 }
 
@@ -559,7 +559,7 @@ func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
 	ran := c.arch.Ulong(curr.sumExec - curr.prevSum)
 	if ran > ideal {
 		r.env.Resched()
-		c.clearBuddies(q, curr)
+		clearBuddies(curr)
 		return
 	}
 	if !c.wakeupPreempt || (ran < c.minGran && !c.rfc.cptNoGranGuard) {
@@ -682,42 +682,13 @@ func (c *CFS) Fork(env sched.RQ, parent, child *sched.Task) {
 // Yield implements sched.Class (yield_task_fair, §18).
 func (c *CFS) Yield(env sched.RQ, curr *sched.Task) {
 	c.rq(env)
-	se := taskSE(curr)
-	q := se.q
-	if q.nr == 1 {
-		return
-	}
-	c.clearBuddies(q, se)
-	if !c.compatYield && curr.Policy != sched.Batch {
-		c.updateCurr(q)
-		return
-	}
-	right := q.tree.rightmost()
-	if right == nil || sched.Before(right.vruntime, se.vruntime) {
-		return
-	}
-	se.vruntime = right.vruntime + 1
+	yieldTask(c, curr, c.compatYield)
 }
 
-// SetNice implements sched.Class (set_user_nice, §18): requeue with the new
-// weight; vruntime is not rescaled.
+// SetNice implements sched.Class (set_user_nice, §18).
 func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	c.rq(env)
-	se := taskSE(t)
-	onRQ := se.onRQ
-	if onRQ {
-		c.Dequeue(env, t, 0)
-	}
-	old := t.Nice
-	t.Nice = nice
-	se.load = sched.NiceWeight(nice, t.Policy)
-	se.startNice = false
-	if onRQ {
-		c.Enqueue(env, t, 0)
-		if nice < old || (nice > old && env.Curr() == t) {
-			env.Resched()
-		}
-	}
+	setNice(c, env, t, nice)
 }
 
 // TaskDead implements sched.Class.
