@@ -173,6 +173,13 @@ type Class interface {
 	SetNice(rq RQ, t *Task, nice int)
 	// TaskDead is called after an exiting task's final dequeue.
 	TaskDead(t *Task)
+	// MigrateTask moves t's state to CPU to (migrate_task_rq). t is not
+	// queued: either it is asleep and being woken onto another CPU
+	// (wakeup true; the engine then enqueues it there with
+	// EnqueueWakeup|EnqueueWaking), or the engine has just dequeued it
+	// with flags 0 to move it (load balancing) and will enqueue it there
+	// with flags 0. t.CPU still names the old CPU during the call.
+	MigrateTask(t *Task, to int, wakeup bool)
 }
 
 // Checker is implemented by classes that can verify their own invariants

@@ -468,6 +468,16 @@ func (c *CFS24) SetNice(env sched.RQ, t *sched.Task, nice int) {
 // TaskDead implements sched.Class.
 func (c *CFS24) TaskDead(t *sched.Task) {}
 
+// MigrateTask implements sched.Class. 2.6.24 keeps vruntimes absolute and
+// shifts a moving task by the difference of the two queues' min_vruntime in
+// set_task_cpu, whether it sleeps or was queued (§2.6).
+func (c *CFS24) MigrateTask(t *sched.Task, to int, wakeup bool) {
+	se := taskSE(t)
+	old := se.q
+	se.q, se.parent = c.queueOf(t, to)
+	se.vruntime += se.q.minV - old.minV
+}
+
 // CheckInvariants implements sched.Checker.
 func (c *CFS24) CheckInvariants(runnable [][]*sched.Task) error {
 	return checkQueues(c.cpus, c.groupList, runnable)

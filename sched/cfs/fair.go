@@ -694,6 +694,18 @@ func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 // TaskDead implements sched.Class.
 func (c *CFS) TaskDead(t *sched.Task) {}
 
+// MigrateTask implements sched.Class. A waking sleeper's vruntime is made
+// relative to the queue it slept on (task_waking_fair), so that the enqueue
+// with ENQUEUE_WAKING places it at the same distance from the new queue's
+// min_vruntime; a task dequeued for a move is already relative (§10.2).
+func (c *CFS) MigrateTask(t *sched.Task, to int, wakeup bool) {
+	se := taskSE(t)
+	if wakeup {
+		se.vruntime -= se.q.minV
+	}
+	se.q, se.parent = c.queueOf(t.Group, to)
+}
+
 // MinVruntime returns the root queue's min_vruntime on cpu (for tests and
 // reports).
 func (c *CFS) MinVruntime(cpu int) uint64 { return c.cpus[cpu].root.minV }
