@@ -62,6 +62,9 @@ type Task struct {
 	Policy    Policy
 	Group     *Group // nil: the root task group
 	CPU       int    // the CPU whose run queue the task is (or was last) on
+	// Slice is the task's custom slice (sched_attr.sched_runtime, ns), 0
+	// for the default; classes that predate custom slices ignore it.
+	Slice int64
 
 	// Wake marks why the task was last woken, for classes that follow
 	// wakeup chains (the 2010 INTERACTIVE/TIMER features). The engine sets

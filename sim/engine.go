@@ -352,6 +352,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	if d.Props.UID != nil {
 		t.st.UID = *d.Props.UID
 	}
+	t.st.Slice = d.Props.Slice
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
 	}

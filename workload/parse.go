@@ -75,7 +75,7 @@ func eventType(key string) string {
 
 // rt-app properties schedlab accepts but does not model.
 var ignoredThreadKeys = map[string]bool{
-	"dl-runtime": true, "dl-period": true, "dl-deadline": true, "period": true, "deadline": true,
+	"dl-period": true, "dl-deadline": true, "period": true, "deadline": true,
 	"util_min": true, "util_max": true, "nodes_membind": true,
 }
 
@@ -461,7 +461,7 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 // running task between policies, groups or CPU sets.
 func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (bool, error) {
 	switch m.Key {
-	case "policy", "cpus", "taskgroup", "uid":
+	case "policy", "cpus", "taskgroup", "uid", "dl-runtime":
 		if !thread {
 			return false, p.errf(m.KeyPos, "%s: %q can only be set on the task, not in a phase", where, m.Key)
 		}
@@ -513,6 +513,14 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 		}
 		uid := int(n)
 		props.UID = &uid
+	case "dl-runtime":
+		// On a SCHED_OTHER task rt-app HEAD passes dl-runtime as
+		// sched_attr.sched_runtime: the EEVDF custom slice (6.12+).
+		n, ok := v.Int()
+		if !ok || n <= 0 || n > 1e6 {
+			return false, p.errf(v.Pos, "%s: dl-runtime must be a positive integer of microseconds (the custom slice of a SCHED_OTHER task)", where)
+		}
+		props.Slice = n * 1000
 	}
 	return true, nil
 }

@@ -50,6 +50,9 @@ type Props struct {
 	CPUs      []int
 	TaskGroup *string
 	UID       *int // extension: the task's user id
+	// Slice is rt-app's dl-runtime on a fair task: the custom slice (ns)
+	// that EEVDF 6.12+ honours; 0 means the default.
+	Slice int64
 }
 
 // Phase is one element of "phases" (or the whole event list of a thread
