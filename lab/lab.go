@@ -226,6 +226,7 @@ func (cfg *Config) Simulate(seed uint64, check bool, extra trace.Sink) (*report.
 		r.DefaultTunables[k] = v
 	}
 	r.FromAnalysis(an.Finish(end))
+	r.WastedCapacityMS = float64(eng.WastedCapacity()) / 1e6
 	r.Engine = report.Engine{Events: eng.Events(), TraceEvents: eng.TraceEvents(), WallMS: float64(wall.Microseconds()) / 1000}
 	if wall > 0 {
 		r.Engine.EventsPerS = math.Round(float64(eng.Events()) / wall.Seconds())

@@ -84,16 +84,19 @@ type Engine struct {
 
 // Run is the report of one run, simulated or measured.
 type Run struct {
-	Scenario      string           `json:"scenario"`
-	Policy        string           `json:"policy"`
-	CPUs          int              `json:"cpus"`
-	Features      map[string]bool  `json:"features"`
-	Tunables      map[string]int64 `json:"tunables"`
-	Seed          uint64           `json:"seed"`
-	SimNS         int64            `json:"sim_ns"`
-	TimerLatency  Latency          `json:"timer_latency"`
-	WakeupLatency Latency          `json:"wakeup_latency"`
-	Tasks         []Task           `json:"tasks"`
+	Scenario string           `json:"scenario"`
+	Policy   string           `json:"policy"`
+	CPUs     int              `json:"cpus"`
+	Features map[string]bool  `json:"features"`
+	Tunables map[string]int64 `json:"tunables"`
+	Seed     uint64           `json:"seed"`
+	SimNS    int64            `json:"sim_ns"`
+	// WastedCapacityMS is CPU time (ms) during which a CPU was idle while
+	// a task waited on another ("a Decade of Wasted Cores").
+	WastedCapacityMS float64 `json:"wasted_capacity_ms"`
+	TimerLatency     Latency `json:"timer_latency"`
+	WakeupLatency    Latency `json:"wakeup_latency"`
+	Tasks            []Task  `json:"tasks"`
 	// Reconstructions lists the reconstructed features in use, with
 	// their parameters (design principle 7).
 	Reconstructions []string `json:"reconstructions,omitempty"`
@@ -146,6 +149,10 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	b.WriteString("\n")
 	writeLatency(b, "timer latency (callback start - timer expiry)", r.TimerLatency)
 	writeLatency(b, "wakeup latency (sched_waking - switch-in)", r.WakeupLatency)
+	if r.CPUs > 1 {
+		fmt.Fprintf(b, "%-47s %.3f ms (%.2f%% of CPU time)\n", "wasted capacity (idle while a task waited):",
+			r.WastedCapacityMS, 100*r.WastedCapacityMS*1e6/(float64(r.SimNS)*float64(r.CPUs)))
+	}
 	if o.Hist {
 		for _, h := range []struct {
 			name string

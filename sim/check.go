@@ -38,6 +38,31 @@ func (e *Engine) checkInvariants() error {
 	if ran != busy {
 		return fmt.Errorf("tasks ran %d ns but CPUs were busy %d ns", ran, busy)
 	}
+	busyCPUs, queued := 0, 0
+	for _, c := range e.cpus {
+		if c.curr != nil {
+			busyCPUs++
+		}
+		queued += c.nr
+		if len(c.queued) != c.nr {
+			return fmt.Errorf("cpu %d lists %d queued tasks but counts %d", c.id, len(c.queued), c.nr)
+		}
+		var root int64
+		for i, t := range c.queued {
+			if t.rqIdx != i || t.st.CPU != c.id {
+				return fmt.Errorf("cpu %d: queued task %s (pid %d) has index %d on cpu %d", c.id, t.st.Comm, t.st.PID, t.rqIdx, t.st.CPU)
+			}
+			if t.st.Group == nil {
+				root += t.loadW
+			}
+		}
+		if root != c.rootLoad {
+			return fmt.Errorf("cpu %d: root load %d, queued tasks weigh %d", c.id, c.rootLoad, root)
+		}
+	}
+	if busyCPUs != e.busy || queued != e.runnable {
+		return fmt.Errorf("engine counts %d busy CPUs and %d queued tasks; there are %d and %d", e.busy, e.runnable, busyCPUs, queued)
+	}
 	for _, c := range e.cpus {
 		if c.nr != len(runnable[c.id]) {
 			return fmt.Errorf("cpu %d counts %d runnable tasks, %d are queued on it", c.id, c.nr, len(runnable[c.id]))

@@ -18,6 +18,12 @@ type CPU struct {
 
 	tickT   timer
 	hrtickT timer
+
+	// queued lists the tasks on this run queue (running one included),
+	// for balancing; rootLoad is their weight outside task groups.
+	queued      []*Task
+	rootLoad    int64
+	nextBalance int64
 }
 
 // sync accounts the time since the last sync: the running task progresses

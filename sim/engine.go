@@ -44,6 +44,7 @@ type Engine struct {
 	checker sched.Checker
 	sink    trace.Sink
 	rng     *rand.Rand
+	jitter  *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
 
 	now    int64
 	end    int64
@@ -60,9 +61,16 @@ type Engine struct {
 	timerID int32
 
 	live, pending int // tasks alive; initial tasks not started yet
-	events        uint64
-	traced        uint64
-	err           error
+
+	// Many-CPU bookkeeping (smp.go): queued tasks and busy CPUs in all,
+	// group loads, and the capacity wasted so far.
+	runnable, busy int
+	groupLoads     map[*sched.Group]*groupLoad
+	groupOrder     []*groupLoad
+	wasted         int64
+	events         uint64
+	traced         uint64
+	err            error
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the
@@ -91,8 +99,11 @@ func New(cfg Config) (*Engine, error) {
 		class:  class,
 		sink:   cfg.Sink,
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		jitter: rand.New(rand.NewPCG(cfg.Seed^0x6a09e667f3bcc909, cfg.Seed)),
 		end:    cfg.Duration,
 		groups: map[string]*sched.Group{},
+
+		groupLoads: map[*sched.Group]*groupLoad{},
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
@@ -102,6 +113,12 @@ func New(cfg Config) (*Engine, error) {
 		c.tickT = timer{idx: -1, kind: tkTick, cpu: c}
 		c.hrtickT = timer{idx: -1, kind: tkHRTick, cpu: c}
 		e.cpus = append(e.cpus, c)
+	}
+	// Stagger the CPUs' periodic balancing over one interval, as the
+	// kernel's per-CPU next_balance times are: CPUs that balanced in the
+	// same instant would undo each other's moves.
+	for i, c := range e.cpus {
+		c.nextBalance = e.balanceInterval() * busyFactor * int64(i+1) / int64(len(e.cpus))
 	}
 	for _, g := range cfg.Spec.Groups {
 		sg := &sched.Group{Path: g.Path, Shares: g.Shares, Parent: e.groups[g.Parent], Depth: 1}
@@ -192,6 +209,7 @@ func (e *Engine) Run() (int64, error) {
 			break
 		}
 		e.q.pop()
+		e.accountWaste(t.when)
 		e.now = t.when
 		e.events++
 		e.dispatch(t)
@@ -205,6 +223,7 @@ func (e *Engine) Run() (int64, error) {
 	if e.err != nil {
 		return e.now, e.err
 	}
+	e.accountWaste(e.end)
 	e.now = e.end
 	for _, c := range e.cpus {
 		c.sync()
@@ -220,6 +239,7 @@ func (e *Engine) dispatch(t *timer) {
 		if c.curr != nil {
 			e.class.Tick(c, &c.curr.st, false)
 			e.armTick(c)
+			e.balanceTick(c)
 		}
 	case tkHRTick:
 		c := t.cpu
@@ -284,21 +304,28 @@ func (e *Engine) schedule(c *CPU) {
 	c.sync()
 	if prev != nil {
 		if prev.state != stRunnable {
-			e.class.Dequeue(c, &prev.st, sched.DequeueSleep)
-			prev.onRQ = false
-			c.nr--
+			e.rqDel(c, prev, sched.DequeueSleep)
 		}
 		e.class.PutPrev(c, &prev.st)
 	}
-	var next *Task
-	if st := e.class.PickNext(c); st != nil {
-		next = e.task(st)
+	next := e.pick(c)
+	// A CPU about to go idle first tries to pull a waiting task.
+	if next == nil && e.pull(c, false) {
+		next = e.pick(c)
 	}
 	if next != prev {
 		if prev != nil {
 			e.q.cancel(&prev.doneT)
+			prev.lastRan = e.now
 		}
 		e.emitSwitch(c, prev, next)
+		if (prev == nil) != (next == nil) {
+			if next == nil {
+				e.busy--
+			} else {
+				e.busy++
+			}
+		}
 		c.curr = next
 		if next != nil {
 			e.switchIn(c, next)
@@ -313,6 +340,14 @@ func (e *Engine) schedule(c *CPU) {
 	} else {
 		e.armTick(c)
 	}
+}
+
+// pick asks the class for c's next task.
+func (e *Engine) pick(c *CPU) *Task {
+	if st := e.class.PickNext(c); st != nil {
+		return e.task(st)
+	}
+	return nil
 }
 
 // switchIn starts next's stint on c: the switch cost comes first, and a
@@ -357,6 +392,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
 	}
 	t.allowed = d.Props.CPUs
+	t.rqIdx = -1
 	t.doneT = timer{idx: -1, kind: tkWorkDone, task: t}
 	t.wakeT = timer{idx: -1, kind: tkWake, task: t}
 	t.threadLoops = d.Loop
@@ -367,32 +403,10 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	return t
 }
 
-// selectCPU places a new task: the allowed CPU with the fewest runnable
-// tasks, lowest number first. (Wake-affine choices, idle balancing and
-// migration belong to the SMP model; a woken task stays on its CPU.)
-func (e *Engine) selectCPU(t *Task) int {
-	best := -1
-	try := func(i int) {
-		if best < 0 || e.cpus[i].nr < e.cpus[best].nr {
-			best = i
-		}
-	}
-	if len(t.allowed) == 0 {
-		for i := range e.cpus {
-			try(i)
-		}
-	} else {
-		for _, i := range t.allowed {
-			try(i)
-		}
-	}
-	return best
-}
-
 // start makes an initial task runnable: rt-app's main thread created it,
 // so it is placed as a fork with no running parent.
 func (e *Engine) start(t *Task) {
-	t.st.CPU = e.selectCPU(t)
+	t.st.CPU = e.selectForkCPU(t, nil)
 	t.first = e.now
 	e.class.TaskNew(&t.st, nil)
 	c := e.cpus[t.st.CPU]
@@ -412,7 +426,7 @@ func (e *Engine) fork(parent *Task) {
 	if d.Props.TaskGroup != nil {
 		child.st.Group = e.groups[*d.Props.TaskGroup]
 	}
-	child.st.CPU = e.selectCPU(child)
+	child.st.CPU = e.selectForkCPU(child, parent)
 	child.first = e.now
 	e.class.TaskNew(&child.st, &parent.st)
 	c := e.cpus[parent.st.CPU]
@@ -432,9 +446,8 @@ func (e *Engine) wakeUpNew(t, parent *Task) {
 	if parent != nil {
 		t.st.Wake.Waker = &parent.st
 	}
-	e.class.Enqueue(c, &t.st, 0)
-	t.state, t.onRQ = stRunnable, true
-	c.nr++
+	t.state = stRunnable
+	e.rqAdd(c, t, 0)
 	e.emitWake(trace.WakeupNew, c, t)
 	e.checkPreempt(c, t, sched.WFFork)
 }
@@ -451,9 +464,18 @@ func (e *Engine) wakeUp(t *Task, src sched.WakeSource, waker *Task) {
 		t.st.Wake.Waker = &waker.st
 	}
 	e.emitWake(trace.Waking, c, t)
-	e.class.Enqueue(c, &t.st, sched.EnqueueWakeup)
-	t.state, t.onRQ = stRunnable, true
-	c.nr++
+	flags := sched.EnqueueWakeup
+	if to := e.selectWakeCPU(t, waker); to != t.st.CPU {
+		dst := e.cpus[to]
+		dst.sync()
+		e.class.MigrateTask(&t.st, to, true)
+		e.emitMigrate(dst, t, t.st.CPU)
+		t.st.CPU = to
+		c = dst
+		flags |= sched.EnqueueWaking
+	}
+	t.state = stRunnable
+	e.rqAdd(c, t, flags)
 	e.emitWake(trace.Wakeup, c, t)
 	e.checkPreempt(c, t, 0)
 }

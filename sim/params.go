@@ -27,6 +27,13 @@ type Params struct {
 	// CostYield is CPU time of the sched_yield() system call; it also
 	// guarantees that a loop of yields makes progress.
 	CostYield int64
+	// LLCSize is the number of consecutive CPUs that share a last-level
+	// cache (0: all do). A waking task looks for an idle CPU only within
+	// its target's cache domain.
+	LLCSize int64
+	// BalanceInterval is the periodic load-balance period (ns); 0 means
+	// the kernel's top-domain default, one ms per CPU, at least a tick.
+	BalanceInterval int64
 }
 
 // Names of the engine parameters as --set and the JSON "tunables" spell them.
@@ -37,6 +44,8 @@ const (
 	ParamWakeup      = "cost_wakeup_ns"
 	ParamExit        = "cost_exit_ns"
 	ParamYield       = "cost_yield_ns"
+	ParamLLCSize     = "llc_size"
+	ParamBalance     = "balance_interval_ns"
 	defaultHZ        = 250
 	defaultCtxSwitch = 3000
 	defaultFork      = 25000
@@ -70,6 +79,8 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer or input event to the wakee being queued (irq + hrtimer + try_to_wake_up); CPU time of the waker for a task-to-task wakeup (resume)"},
 		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
+		{Name: ParamLLCSize, Default: 0, Min: 0, Max: 1 << 16, Doc: "CPUs per last-level-cache domain (0: all CPUs share one); wakeups look for idle CPUs within it"},
+		{Name: ParamBalance, Default: 0, Unit: "ns", Min: 0, Max: 1e10, Doc: "periodic load-balance interval (0: one ms per CPU, at least a tick)"},
 	}
 }
 
@@ -88,6 +99,10 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.CostExit = v
 	case ParamYield:
 		p.CostYield = v
+	case ParamLLCSize:
+		p.LLCSize = v
+	case ParamBalance:
+		p.BalanceInterval = v
 	default:
 		return false
 	}
@@ -103,5 +118,7 @@ func (p Params) Values() map[string]int64 {
 		ParamWakeup:    p.CostWakeup,
 		ParamExit:      p.CostExit,
 		ParamYield:     p.CostYield,
+		ParamLLCSize:   p.LLCSize,
+		ParamBalance:   p.BalanceInterval,
 	}
 }

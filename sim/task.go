@@ -59,6 +59,10 @@ type Task struct {
 
 	doneT, wakeT, startT timer
 
+	rqIdx   int   // index in its CPU's queued list, −1 when not queued
+	loadW   int64 // the weight it added to its CPU's load when queued
+	lastRan int64 // when it last left a CPU (cache-cold tasks move first)
+
 	runtime int64
 
 	// resumeMark is emitted as a callback start when the task next steps
@@ -208,6 +212,12 @@ func (t *Task) enterPhase(ph *workload.Phase) {
 	t.phaseLoops = ph.Loop
 	if ph.Props.Nice != nil && *ph.Props.Nice != t.st.Nice {
 		c := t.e.cpus[t.st.CPU]
+		if t.onRQ {
+			t.e.loadAdd(c, t, -1)
+		}
 		t.e.class.SetNice(c, &t.st, *ph.Props.Nice)
+		if t.onRQ {
+			t.e.loadAdd(c, t, 1)
+		}
 	}
 }
