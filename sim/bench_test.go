@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"container/heap"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -105,4 +106,34 @@ func BenchmarkContainerHeapPushPop(b *testing.B) {
 		heap.Push(h, x)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+}
+
+// BenchmarkTasks measures the cost per engine event as the number of tasks
+// grows, at a constant ~90 % CPU demand (each task runs 500 µs on average
+// and sleeps in proportion to the task count): the queues are logarithmic,
+// so 10,000 tasks should cost little more per event than a handful. The
+// start, where every task forks at once, is run before the timer starts.
+func BenchmarkTasks(b *testing.B) {
+	for _, c := range []struct{ ncpu, n int }{{1, 10}, {1, 10000}, {64, 100}, {64, 10000}} {
+		b.Run(fmt.Sprintf("cpus=%d/tasks=%d", c.ncpu, c.n), func(b *testing.B) {
+			sleep := int64(500 * (float64(c.n)/(0.9*float64(c.ncpu)) - 1))
+			w := fmt.Sprintf(`{"tasks": {"t": {"instance": %d, "run": {"dist": "exponential", "mean": 500},
+				"sleep": {"dist": "exponential", "mean": %d}}}}`, c.n, sleep)
+			warm := sleep * 1e3 * 3
+			e, err := sim.New(sim.Config{Spec: spec(b, w), Sched: schedConfig(b, "cfs-2.6.35", c.ncpu, nil, nil),
+				Params: sim.DefaultParams(), Duration: warm + int64(b.N)*1e6/int64(c.ncpu)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := e.Advance(warm); err != nil {
+				b.Fatal(err)
+			}
+			ev0 := e.Events()
+			b.ResetTimer()
+			if _, err := e.Run(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(e.Events()-ev0), "ns/event")
+		})
+	}
 }

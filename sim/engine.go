@@ -61,6 +61,7 @@ type Engine struct {
 	timerID int32
 
 	live, pending int // tasks alive; initial tasks not started yet
+	started       bool
 
 	// Many-CPU bookkeeping (smp.go): queued tasks and busy CPUs in all,
 	// group loads, and the capacity wasted so far.
@@ -185,16 +186,36 @@ func (e *Engine) TaskRuntime() map[int]int64 {
 }
 
 // Run simulates until the duration or until every task has exited, and
-// returns the simulated time. It may be called once.
+// returns the simulated time. It may be called once, or after Advance.
 func (e *Engine) Run() (int64, error) {
-	for _, d := range e.spec.Tasks {
-		for i := 0; i < d.Instances; i++ {
-			t := e.newTask(d, nil, i)
-			t.startT = timer{idx: -1, kind: tkStart, task: t}
-			e.pending++
-			e.q.arm(&t.startT, d.Delay)
+	if err := e.Advance(e.end); err != nil {
+		return e.now, err
+	}
+	e.accountWaste(e.end)
+	e.now = e.end
+	for _, c := range e.cpus {
+		c.sync()
+	}
+	return e.end, nil
+}
+
+// Advance dispatches every event up to time until (at most the run's
+// duration), so a test or benchmark can run a simulation in stages; the
+// first call starts the workload's tasks. When every task has exited the
+// run ends there.
+func (e *Engine) Advance(until int64) error {
+	if !e.started {
+		e.started = true
+		for _, d := range e.spec.Tasks {
+			for i := 0; i < d.Instances; i++ {
+				t := e.newTask(d, nil, i)
+				t.startT = timer{idx: -1, kind: tkStart, task: t}
+				e.pending++
+				e.q.arm(&t.startT, d.Delay)
+			}
 		}
 	}
+	until = min(until, e.end)
 	for e.err == nil {
 		if e.live == 0 && e.pending == 0 && len(e.tasks) > 0 {
 			e.end = e.now
@@ -205,7 +226,7 @@ func (e *Engine) Run() (int64, error) {
 			e.end = e.now
 			break
 		}
-		if t.when > e.end {
+		if t.when > until {
 			break
 		}
 		e.q.pop()
@@ -220,15 +241,7 @@ func (e *Engine) Run() (int64, error) {
 			}
 		}
 	}
-	if e.err != nil {
-		return e.now, e.err
-	}
-	e.accountWaste(e.end)
-	e.now = e.end
-	for _, c := range e.cpus {
-		c.sync()
-	}
-	return e.end, nil
+	return e.err
 }
 
 func (e *Engine) dispatch(t *timer) {
