@@ -5,6 +5,8 @@
 //	schedlab features [--policy P]
 //	schedlab scenarios
 //	schedlab scenario show NAME
+//	schedlab sweep GRID.json [--out DIR] [--index I --count N]
+//	schedlab sweep merge DIR [--csv|--json] [--svg FILE]
 //
 // Errors in what the user gave exit with status 2, other failures with 1.
 package main
@@ -31,7 +33,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// N shards run as separate processes into one directory merge to the same
+// table as the whole sweep run by one process.
+func TestShardsMergeLikeOneProcess(t *testing.T) {
+	grid := writeFile(t, "grid.json", `{"scenarios": ["sigev-thread", "two-hogs"], "policies": ["cfs-2.6.35", "cfs-2.6.36"],
+		"features": [[], ["NO_START_DEBIT"]], "seeds": [1, 2, 3], "duration": "1s"}`)
+	whole, sharded := t.TempDir(), t.TempDir()
+	if _, stderr, code := schedlab(t, "sweep", grid, "--out", whole); code != 0 {
+		t.Fatalf("sweep: %d %s", code, stderr)
+	}
+	var wg sync.WaitGroup
+	errs := make([]string, 3)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(bin, "sweep", grid, "--out", sharded)
+			// The shard comes from the cluster's variables, as in a Slurm array.
+			cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID="+string(rune('0'+i)), "SLURM_ARRAY_TASK_COUNT=3")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = string(out)
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Fatalf("shard %d: %s", i, e)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(sharded, "*.json"))
+	if len(files) != 24 {
+		t.Fatalf("shards wrote %d results, want 24", len(files))
+	}
+	a, _, _ := schedlab(t, "sweep", "merge", whole, "--csv")
+	b, _, _ := schedlab(t, "sweep", "merge", sharded, "--csv")
+	if a != b || strings.Count(a, "\n") != 9 {
+		t.Fatalf("merged tables differ or are short:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	bad := writeFile(t, "bad.json", `{"scenarios": ["x"], "seeds": [1], "duraton": "1s"}`)
+	good := writeFile(t, "good.json", `{"scenarios": ["two-hogs"], "duration": "1s"}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", bad}, `"duraton"`},
+		{[]string{"sweep", "/nonexistent.json"}, "cannot read grid"},
+		{[]string{"sweep", good, "--index", "3", "--count", "2"}, "shard index 3"},
+		{[]string{"sweep", "merge", t.TempDir()}, "no sweep results"},
+	} {
+		_, stderr, code := schedlab(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
