@@ -9,6 +9,7 @@ import (
 	"schedlab/analyze"
 	"schedlab/sim"
 	"schedlab/trace"
+	"schedlab/workload"
 )
 
 // busyWorkload keeps the CPU busy with hogs, periodic sleepers and timers,
@@ -135,5 +136,57 @@ func BenchmarkTasks(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(e.Events()-ev0), "ns/event")
 		})
+	}
+}
+
+// BenchmarkScenario runs built-in seed scenarios, on 1 and 64 CPUs, with
+// the analysis attached (as `schedlab run` does), and reports the cost per
+// engine event, allocations per event, and simulated seconds per wall
+// second. The 64-CPU runs put 64× the load on the machine.
+func BenchmarkScenario(b *testing.B) {
+	for _, name := range []string{"sigev-thread", "wakeup-latency-make-j10", "fair-user-sched"} {
+		for _, ncpu := range []int{1, 64} {
+			b.Run(fmt.Sprintf("%s/cpus=%d", name, ncpu), func(b *testing.B) {
+				load := name
+				if ncpu > 1 && name == "wakeup-latency-make-j10" {
+					load = fmt.Sprintf("wakeup-latency-make-j%d", 10*ncpu)
+				}
+				sp, _, err := workload.Load(load, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ncpu > 1 && name != "wakeup-latency-make-j10" {
+					for _, t := range sp.Tasks {
+						if t.Instances > 0 {
+							t.Instances *= ncpu
+						}
+					}
+				}
+				policy := "cfs-2.6.35"
+				if name == "fair-user-sched" {
+					policy = "cfs-2.6.24"
+				}
+				simNS := int64(b.N) * 1e7 // 10 ms of simulated time per op
+				e, err := sim.New(sim.Config{Spec: sp, Sched: schedConfig(b, policy, ncpu, nil, nil), Params: sim.DefaultParams(),
+					Duration: simNS, Sink: analyze.New()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var ms0, ms1 runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms0)
+				b.ResetTimer()
+				end, err := e.Run()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				runtime.ReadMemStats(&ms1)
+				ev := float64(e.Events())
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
+				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
+				b.ReportMetric(float64(end)/float64(b.Elapsed().Nanoseconds()), "sim-s/wall-s")
+			})
+		}
 	}
 }

@@ -24,6 +24,17 @@ const (
 	Exit                      // sched_process_exit: PID is gone
 	Migrate                   // sched_migrate_task: PID moves OrigCPU → DestCPU
 	Mark                      // an application mark (see MarkKind)
+
+	// Lost: the recording lost events on CPU before TS (a ring-buffer
+	// overrun, or a reader of trace_pipe that fell behind). Seq is how
+	// many were lost, 0 when the recording does not say. No tracepoint
+	// emits it: a trace's "CPU:N [LOST M EVENTS]" line does.
+	Lost
+	// BufferStart: CPU's part of the recording starts at TS, later than
+	// the trace's start (its ring buffer overwrote its oldest events), so
+	// what ran anywhere before TS is not fully known. A trace's
+	// "##### CPU N buffer started ####" line.
+	BufferStart
 )
 
 var kindNames = [...]string{
@@ -35,6 +46,9 @@ var kindNames = [...]string{
 	Exit:      "sched_process_exit",
 	Migrate:   "sched_migrate_task",
 	Mark:      "mark",
+
+	Lost:        "lost_events",
+	BufferStart: "buffer_started",
 }
 
 // String returns the tracepoint name.
