@@ -98,6 +98,28 @@ type task struct {
 	maxStart, maxEnd int64
 }
 
+// taskTable stores tasks in fixed-size chunks: a run creates a task per
+// fork (hundreds of thousands in a long make load), and a plain slice would
+// copy the whole table each time it grows.
+type taskTable struct {
+	chunks [][]task
+	n      int
+}
+
+const taskChunk = 1024
+
+func (tt *taskTable) len() int       { return tt.n }
+func (tt *taskTable) at(i int) *task { return &tt.chunks[i/taskChunk][i%taskChunk] }
+
+func (tt *taskTable) add(t task) int {
+	if tt.n%taskChunk == 0 {
+		tt.chunks = append(tt.chunks, make([]task, taskChunk))
+	}
+	*tt.at(tt.n) = t
+	tt.n++
+	return tt.n - 1
+}
+
 type timerKey struct {
 	timer int32
 	seq   int64
@@ -108,7 +130,7 @@ type timerKey struct {
 // allocate per event in steady state.
 type Analyzer struct {
 	events int
-	tasks  []task             // every generation ever seen, in order of appearance
+	tasks  taskTable          // every generation ever seen, in order of appearance
 	live   map[int32]int      // PID → index in tasks of its current generation
 	expiry map[timerKey]int64 // expiries waiting for their callback → Expected
 
@@ -129,7 +151,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		if e.PID == 0 {
 			return
 		}
-		t := &a.tasks[a.task(e.PID, e.Comm, false)]
+		t := a.tasks.at(a.task(e.PID, e.Comm, false))
 		// Only the first wakeup event starts the interval, which makes a
 		// sched_wakeup after its sched_waking a no-op and lets a lone
 		// sched_wakeup (old kernels) start it.
@@ -147,7 +169,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		}
 	case trace.Exit:
 		if e.PID != 0 {
-			t := &a.tasks[a.task(e.PID, e.Comm, false)]
+			t := a.tasks.at(a.task(e.PID, e.Comm, false))
 			t.exited = true
 			t.state = idle
 		}
@@ -167,11 +189,11 @@ func (a *Analyzer) Event(e *trace.Event) {
 // none or, unless dying is true, if the current one has exited.
 func (a *Analyzer) task(pid int32, comm string, dying bool) int {
 	i, ok := a.live[pid]
-	if !ok || (!dying && a.tasks[i].exited) {
+	if !ok || (!dying && a.tasks.at(i).exited) {
 		return a.newTask(pid, comm)
 	}
 	if comm != "" {
-		a.tasks[i].comm = comm
+		a.tasks.at(i).comm = comm
 	}
 	return i
 }
@@ -180,11 +202,10 @@ func (a *Analyzer) newTask(pid int32, comm string) int {
 	if i, ok := a.live[pid]; ok {
 		// The old generation's end went unseen, so its last time slice has
 		// no known end: drop it rather than count it up to Finish.
-		a.tasks[i].onCPU = false
-		a.tasks[i].state = idle
+		a.tasks.at(i).onCPU = false
+		a.tasks.at(i).state = idle
 	}
-	a.tasks = append(a.tasks, task{pid: pid, comm: comm})
-	i := len(a.tasks) - 1
+	i := a.tasks.add(task{pid: pid, comm: comm})
 	a.live[pid] = i
 	return i
 }
@@ -198,7 +219,7 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 		next = a.task(e.NextPID, e.NextComm, true)
 	}
 	if prev >= 0 {
-		t := &a.tasks[prev]
+		t := a.tasks.at(prev)
 		t.switched = true
 		// A task first seen leaving a CPU ran from an unknown time: no runtime.
 		if t.onCPU {
@@ -216,7 +237,7 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 		}
 	}
 	if next >= 0 {
-		t := &a.tasks[next]
+		t := a.tasks.at(next)
 		t.switched = true
 		t.switches++
 		if t.state != idle {
@@ -270,8 +291,8 @@ func (a *Analyzer) Finish(end int64) Report {
 		WakeupLatency:  Summarise(a.wakeups),
 		Events:         a.events,
 	}
-	for i := range a.tasks {
-		t := &a.tasks[i]
+	for i := 0; i < a.tasks.len(); i++ {
+		t := a.tasks.at(i)
 		if !t.switched {
 			continue
 		}

@@ -73,6 +73,8 @@ type Task struct {
 
 	// Sched is the class's per-task state (its sched_entity).
 	Sched any
+	// Engine is the engine's own record of the task; classes leave it be.
+	Engine any
 }
 
 // Prio is the kernel priority the tracepoints print (120 + nice).

@@ -18,9 +18,15 @@ func (e *Engine) checkInvariants() error {
 		}
 		busy += c.busy
 	}
-	var ran int64
+	ran := e.deadRuntime
 	runnable := make([][]*sched.Task, len(e.cpus))
-	for _, t := range e.tasks {
+	for _, c := range e.cpus {
+		// An exiting task has left the live list but not yet its CPU.
+		if t := c.curr; t != nil && t.state == stDead {
+			ran += t.runtime
+		}
+	}
+	for _, t := range e.alive {
 		ran += t.runtime
 		if t.work < 0 {
 			return fmt.Errorf("task %s (pid %d) has negative work %d", t.st.Comm, t.st.PID, t.work)

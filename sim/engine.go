@@ -46,15 +46,18 @@ type Engine struct {
 	rng     *rand.Rand
 	jitter  *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
 
-	now    int64
-	end    int64
-	q      eventQueue
-	cpus   []*CPU
-	dirty  []*CPU // CPUs whose need_resched was set during this event
-	tasks  []*Task
-	alive  []*Task // tasks created and not yet exited, in creation order
-	groups map[string]*sched.Group
-	ev     trace.Event // reused for every emitted event: no allocation
+	now     int64
+	end     int64
+	q       eventQueue
+	cpus    []*CPU
+	dirty   []*CPU  // CPUs whose need_resched was set during this event
+	alive   []*Task // tasks created and not yet exited, in creation order
+	created int     // tasks created so far; the next PID is pidBase+1+created
+	// Exited tasks are released; what reports need of them stays here.
+	deadRuntime     int64
+	deadRuntimeByID map[int]int64
+	groups          map[string]*sched.Group
+	ev              trace.Event // reused for every emitted event: no allocation
 
 	posix   []*posixTimer
 	rtState []*rtTimerState // shared rt-app timer state, by Spec.Timers index
@@ -104,7 +107,8 @@ func New(cfg Config) (*Engine, error) {
 		end:    cfg.Duration,
 		groups: map[string]*sched.Group{},
 
-		groupLoads: map[*sched.Group]*groupLoad{},
+		groupLoads:      map[*sched.Group]*groupLoad{},
+		deadRuntimeByID: map[int]int64{},
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
@@ -178,8 +182,11 @@ func (e *Engine) CPUTime() (busy, idle []int64) {
 
 // TaskRuntime returns the CPU time each task received, by PID.
 func (e *Engine) TaskRuntime() map[int]int64 {
-	m := make(map[int]int64, len(e.tasks))
-	for _, t := range e.tasks {
+	m := make(map[int]int64, len(e.alive)+len(e.deadRuntimeByID))
+	for pid, ns := range e.deadRuntimeByID {
+		m[pid] = ns
+	}
+	for _, t := range e.alive {
 		m[t.st.PID] = t.runtime
 	}
 	return m
@@ -217,7 +224,7 @@ func (e *Engine) Advance(until int64) error {
 	}
 	until = min(until, e.end)
 	for e.err == nil {
-		if e.live == 0 && e.pending == 0 && len(e.tasks) > 0 {
+		if e.live == 0 && e.pending == 0 && e.created > 0 {
 			e.end = e.now
 			break
 		}
@@ -346,6 +353,9 @@ func (e *Engine) schedule(c *CPU) {
 		if prev != nil && prev.state == stDead {
 			e.class.TaskDead(&prev.st)
 			e.live--
+			// Release it: a long run forks hundreds of thousands.
+			e.deadRuntime += prev.runtime
+			e.deadRuntimeByID[prev.st.PID] = prev.runtime
 		}
 	}
 	if c.curr == nil {
@@ -374,13 +384,15 @@ func (e *Engine) switchIn(c *CPU, t *Task) {
 }
 
 // task maps the class's view of a task back to the engine's.
-func (e *Engine) task(st *sched.Task) *Task { return e.tasks[st.PID-pidBase-1] }
+func (e *Engine) task(st *sched.Task) *Task { return st.Engine.(*Task) }
 
 // newTask creates a task from a definition; parent is nil for the
 // workload's initial threads (instance is their index).
 func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t := &Task{def: d, e: e}
-	t.st.PID = pidBase + 1 + len(e.tasks)
+	t.st.PID = pidBase + 1 + e.created
+	t.st.Engine = t
+	e.created++
 	t.st.TGID = pidBase
 	name := d.Name
 	if parent == nil && d.Instances > 1 {
@@ -411,7 +423,6 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t.threadLoops = d.Loop
 	t.phase = -1
 	t.action = actStep
-	e.tasks = append(e.tasks, t)
 	e.alive = append(e.alive, t)
 	return t
 }
