@@ -1,4 +1,4 @@
-// Package iheap is a binary min-heap whose elements know their own
+// Package iheap is a min-heap whose elements know their own
 // position, so that any element can be removed in O(log n) without a search
 // and without allocating. The engine's event queue and the CFS timeline are
 // both built on it.
@@ -8,7 +8,7 @@
 // the element: this keeps the generic heap as fast as a hand-written one.
 package iheap
 
-// Heap is an indexed binary min-heap ordered by (key, seq). Keys compare
+// Heap is an indexed 4-ary min-heap ordered by (key, seq). Keys compare
 // wrap-safely, as int64(a−b) < 0, so a u64 virtual clock that wraps around
 // keeps its order (as long as live keys lie within 2^63 of each other); for
 // non-negative int64 times this is the ordinary order. The zero value is
@@ -53,58 +53,71 @@ func (q *Heap[E]) Contains(idx *int) bool {
 // index field: the heap keeps it current and sets it to −1 on removal. The
 // key must not change while e is in the heap.
 func (q *Heap[E]) Push(e E, idx *int, key, seq uint64) {
-	*idx = len(q.h)
-	q.h = append(q.h, slot[E]{key: key, seq: seq, idx: idx, e: e})
-	q.up(len(q.h) - 1)
+	q.h = append(q.h, slot[E]{})
+	q.up(len(q.h)-1, slot[E]{key: key, seq: seq, idx: idx, e: e})
 }
 
 // Remove takes out the element whose index field is idx; it must be here.
 func (q *Heap[E]) Remove(idx *int) {
 	i, n := *idx, len(q.h)-1
-	if i != n {
-		q.swap(i, n)
-	}
+	*idx = -1
+	last := q.h[n]
 	q.h[n] = slot[E]{}
 	q.h = q.h[:n]
-	*idx = -1
-	if i != n && !q.down(i) {
-		q.up(i)
+	if i == n {
+		return
+	}
+	// Refill the hole at i with the last slot, moving it whichever way
+	// its key needs.
+	if i > 0 && last.less(&q.h[(i-1)/arity]) {
+		q.up(i, last)
+	} else {
+		q.down(i, last)
 	}
 }
 
-func (q *Heap[E]) swap(i, j int) {
-	q.h[i], q.h[j] = q.h[j], q.h[i]
-	*q.h[i].idx = i
-	*q.h[j].idx = j
-}
+// The heap is 4-ary: half the depth of a binary heap, and its four
+// children share a cache line or two, which matters with thousands of
+// elements whose index fields are written on every move.
+const arity = 4
 
-func (q *Heap[E]) up(i int) {
+// up moves s from the hole at i towards the root, shifting parents down
+// into the hole instead of swapping (one write per level).
+func (q *Heap[E]) up(i int, s slot[E]) {
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.h[i].less(&q.h[p]) {
-			return
+		p := (i - 1) / arity
+		if !s.less(&q.h[p]) {
+			break
 		}
-		q.swap(i, p)
+		q.h[i] = q.h[p]
+		*q.h[i].idx = i
 		i = p
 	}
+	q.h[i] = s
+	*s.idx = i
 }
 
-func (q *Heap[E]) down(i int) bool {
-	start, n := i, len(q.h)
+// down moves s from the hole at i towards the leaves.
+func (q *Heap[E]) down(i int, s slot[E]) {
+	n := len(q.h)
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := arity*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.h[r].less(&q.h[l]) {
-			m = r
+		m := c
+		for k := c + 1; k < c+arity && k < n; k++ {
+			if q.h[k].less(&q.h[m]) {
+				m = k
+			}
 		}
-		if !q.h[m].less(&q.h[i]) {
+		if !q.h[m].less(&s) {
 			break
 		}
-		q.swap(i, m)
+		q.h[i] = q.h[m]
+		*q.h[i].idx = i
 		i = m
 	}
-	return i > start
+	q.h[i] = s
+	*s.idx = i
 }
