@@ -115,8 +115,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}
-		c.tickT = timer{idx: -1, kind: tkTick, cpu: c}
-		c.hrtickT = timer{idx: -1, kind: tkHRTick, cpu: c}
+		c.tickT = timer{kind: tkTick, cpu: c}
+		c.hrtickT = timer{kind: tkHRTick, cpu: c}
 		e.cpus = append(e.cpus, c)
 	}
 	// Stagger the CPUs' periodic balancing over one interval, as the
@@ -216,7 +216,7 @@ func (e *Engine) Advance(until int64) error {
 		for _, d := range e.spec.Tasks {
 			for i := 0; i < d.Instances; i++ {
 				t := e.newTask(d, nil, i)
-				t.startT = timer{idx: -1, kind: tkStart, task: t}
+				t.startT = timer{kind: tkStart, task: t}
 				e.pending++
 				e.q.arm(&t.startT, d.Delay)
 			}
@@ -418,8 +418,8 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	t.allowed = d.Props.CPUs
 	t.rqIdx = -1
-	t.doneT = timer{idx: -1, kind: tkWorkDone, task: t}
-	t.wakeT = timer{idx: -1, kind: tkWake, task: t}
+	t.doneT = timer{kind: tkWorkDone, task: t}
+	t.wakeT = timer{kind: tkWake, task: t}
 	t.threadLoops = d.Loop
 	t.phase = -1
 	t.action = actStep

@@ -18,8 +18,7 @@ const (
 // timers and re-arm them, so the queue never allocates per event.
 type timer struct {
 	when int64
-	seq  uint64
-	idx  int // position in the heap, −1 when not armed
+	seq  uint64 // arming number of the live heap entry; 0 when not armed
 	kind timerKind
 	cpu  *CPU
 	task *Task
@@ -29,40 +28,45 @@ type timer struct {
 	phase uint8
 }
 
-func (t *timer) armed() bool { return t.idx >= 0 }
+func (t *timer) armed() bool { return t.seq != 0 }
 
 // eventQueue is the engine's pending timers, ordered by time, then by
 // arming order, so that equal times fire in the order they were armed and
-// runs are deterministic.
+// runs are deterministic. Cancelling (or re-arming) is lazy: the timer
+// forgets its entry's arming number, and the stale entry is dropped when it
+// reaches the top. Heap moves thus never write into the timers, which sit
+// in thousands of task structs, so a big queue costs few cache misses.
 type eventQueue struct {
 	h   iheap.Heap[*timer]
 	seq uint64
 }
 
-// arm schedules t at when, moving it if it is already armed.
+// arm schedules t at when, replacing any earlier arming.
 func (q *eventQueue) arm(t *timer, when int64) {
-	if t.armed() {
-		q.h.Remove(&t.idx)
-	}
 	q.seq++
 	t.when, t.seq = when, q.seq
-	q.h.Push(t, &t.idx, uint64(when), t.seq)
+	q.h.Push(t, nil, uint64(when), t.seq)
 }
 
-func (q *eventQueue) cancel(t *timer) {
-	if t.armed() {
-		q.h.Remove(&t.idx)
+func (q *eventQueue) cancel(t *timer) { t.seq = 0 }
+
+// peek returns the earliest live timer without removing it, or nil.
+func (q *eventQueue) peek() *timer {
+	for {
+		t, _, seq, ok := q.h.MinKey()
+		if !ok {
+			return nil
+		}
+		if t.seq == seq {
+			return t
+		}
+		q.h.Pop() // stale: cancelled or re-armed since
 	}
 }
 
-// peek returns the earliest timer without removing it, or nil.
-func (q *eventQueue) peek() *timer {
-	t, _ := q.h.Min()
-	return t
-}
-
+// pop removes and returns the earliest live timer; peek must have found it.
 func (q *eventQueue) pop() *timer {
-	t, _ := q.h.Min()
-	q.h.Remove(&t.idx)
+	t, _, _ := q.h.Pop()
+	t.seq = 0
 	return t
 }

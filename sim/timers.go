@@ -133,7 +133,7 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 		}
 	}
 	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.PeriodDur, owner: t}
-	pt.t = timer{idx: -1, kind: tkPosix, ptmr: pt}
+	pt.t = timer{kind: tkPosix, ptmr: pt}
 	first := t.first + e.period(pt.period)
 	for first <= e.now {
 		first += e.period(pt.period)

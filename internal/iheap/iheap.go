@@ -40,6 +40,14 @@ func (q *Heap[E]) Min() (e E, ok bool) {
 	return q.h[0].e, true
 }
 
+// MinKey returns the smallest element with its key and sequence.
+func (q *Heap[E]) MinKey() (e E, key, seq uint64, ok bool) {
+	if len(q.h) == 0 {
+		return e, 0, 0, false
+	}
+	return q.h[0].e, q.h[0].key, q.h[0].seq, true
+}
+
 // At returns the element at position i, for iteration in heap order.
 func (q *Heap[E]) At(i int) E { return q.h[i].e }
 
@@ -50,11 +58,29 @@ func (q *Heap[E]) Contains(idx *int) bool {
 }
 
 // Push inserts e with its key and tie-breaking sequence number. idx is e's
-// index field: the heap keeps it current and sets it to −1 on removal. The
-// key must not change while e is in the heap.
+// index field: the heap keeps it current and sets it to −1 on removal. A
+// nil idx makes e unindexed: it can only leave through Pop, and moving it
+// writes nothing outside the heap (for callers that cancel lazily). The key
+// must not change while e is in the heap.
 func (q *Heap[E]) Push(e E, idx *int, key, seq uint64) {
 	q.h = append(q.h, slot[E]{})
 	q.up(len(q.h)-1, slot[E]{key: key, seq: seq, idx: idx, e: e})
+}
+
+// Pop removes and returns the smallest element, with its key and sequence.
+func (q *Heap[E]) Pop() (e E, key, seq uint64) {
+	top := q.h[0]
+	n := len(q.h) - 1
+	last := q.h[n]
+	q.h[n] = slot[E]{}
+	q.h = q.h[:n]
+	if n > 0 {
+		q.down(0, last)
+	}
+	if top.idx != nil {
+		*top.idx = -1
+	}
+	return top.e, top.key, top.seq
 }
 
 // Remove takes out the element whose index field is idx; it must be here.
@@ -90,11 +116,17 @@ func (q *Heap[E]) up(i int, s slot[E]) {
 			break
 		}
 		q.h[i] = q.h[p]
-		*q.h[i].idx = i
+		q.setIndex(i)
 		i = p
 	}
 	q.h[i] = s
-	*s.idx = i
+	q.setIndex(i)
+}
+
+func (q *Heap[E]) setIndex(i int) {
+	if p := q.h[i].idx; p != nil {
+		*p = i
+	}
 }
 
 // down moves s from the hole at i towards the leaves.
@@ -115,9 +147,9 @@ func (q *Heap[E]) down(i int, s slot[E]) {
 			break
 		}
 		q.h[i] = q.h[m]
-		*q.h[i].idx = i
+		q.setIndex(i)
 		i = m
 	}
 	q.h[i] = s
-	*s.idx = i
+	q.setIndex(i)
 }

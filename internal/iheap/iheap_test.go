@@ -60,3 +60,31 @@ func TestWrapSafeOrder(t *testing.T) {
 		t.Fatalf("min is %q", m)
 	}
 }
+
+// Unindexed elements pop in (key, seq) order.
+func TestUnindexedPopOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var h Heap[int]
+	type kv struct{ key, seq uint64 }
+	var want []kv
+	for i := 0; i < 5000; i++ {
+		k := uint64(r.IntN(50))
+		h.Push(i, nil, k, uint64(i+1))
+		want = append(want, kv{k, uint64(i + 1)})
+	}
+	sort.Slice(want, func(i, j int) bool {
+		if want[i].key != want[j].key {
+			return want[i].key < want[j].key
+		}
+		return want[i].seq < want[j].seq
+	})
+	for i, w := range want {
+		_, k, s := h.Pop()
+		if k != w.key || s != w.seq {
+			t.Fatalf("pop %d: (%d, %d), want (%d, %d)", i, k, s, w.key, w.seq)
+		}
+	}
+	if h.Len() != 0 {
+		t.Fatal("heap not empty")
+	}
+}
