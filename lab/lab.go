@@ -16,7 +16,8 @@ import (
 	"schedlab/analyze"
 	"schedlab/report"
 	"schedlab/sched"
-	_ "schedlab/sched/cfs" // registers cfs-2.6.35 and cfs-2.6.36
+	_ "schedlab/sched/cfs"   // registers cfs-2.6.24, cfs-2.6.35 and cfs-2.6.36
+	_ "schedlab/sched/eevdf" // registers eevdf-6.6, eevdf-6.12 and eevdf-6.18
 	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/workload"
@@ -146,6 +147,13 @@ func Resolve(o Options) (*Config, error) {
 			cfg.Params.Set(name, v)
 		} else {
 			set[name] = v
+		}
+	}
+	// A class that models the tick length (EEVDF's lag clamp) follows the
+	// engine's HZ unless told otherwise.
+	if prof.Tunable("tick_nsec") != nil {
+		if _, ok := set["tick_nsec"]; !ok {
+			set["tick_nsec"] = 1e9 / cfg.Params.HZ
 		}
 	}
 	if cfg.Sched, err = prof.NewConfig(ncpu, feats, set); err != nil {

@@ -1,0 +1,922 @@
+package eevdf
+
+import "schedlab/sched"
+
+// Internal enqueue/dequeue flags, as the kernel spells them.
+const (
+	enqWakeup  = 1 << iota // ENQUEUE_WAKEUP
+	enqInitial             // ENQUEUE_INITIAL: a new task's first enqueue
+)
+
+const (
+	deqSleep   = 1 << iota // DEQUEUE_SLEEP
+	deqDelayed             // DEQUEUE_DELAYED: finishing a delayed dequeue
+)
+
+// TaskNew implements sched.Class (__sched_fork): vruntime and lag zero, the
+// custom slice from sched_attr.
+func (c *EEVDF) TaskNew(t, parent *sched.Task) {
+	lw := sched.NiceWeight(t.Nice, t.Policy)
+	se := &entity{w: lw.Weight, inv: lw.Inv, task: t, initial: true, slice: c.baseSlice}
+	c.applyCustomSlice(se)
+	se.q, se.parent = c.queueOf(t.Group, t.CPU)
+	if se.parent != nil {
+		se.depth = se.parent.depth + 1
+	}
+	t.Sched = se
+}
+
+// applyCustomSlice reads the task's sched_runtime (6.12+): a non-zero value
+// is a custom slice, clamped to 0.1–100 ms; zero restores the base slice.
+func (c *EEVDF) applyCustomSlice(se *entity) {
+	if !c.ver.customSlices || se.task == nil {
+		return
+	}
+	if s := se.task.Slice; s != 0 {
+		se.customSlice, se.slice = true, min(max(s, minCustomSlice), maxCustomSlice)
+	} else if se.customSlice {
+		se.customSlice, se.slice = false, c.baseSlice
+	}
+}
+
+// updateCurr charges q's running entity for the time since it was last
+// charged, renews its request when its vruntime has reached the deadline,
+// and asks for a reschedule when the request was renewed or curr's
+// protection is over (§7). This is the only place where EEVDF notices that
+// a request has ended: at a tick, an enqueue, a dequeue, a wakeup test or a
+// pick.
+func (c *EEVDF) updateCurr(q *cfsRQ) {
+	cur := q.curr
+	if cur == nil {
+		return
+	}
+	now := q.cpu.now
+	d := now - cur.execStart
+	if d <= 0 {
+		return
+	}
+	cur.execStart = now
+	cur.sumExec += d
+	cur.vruntime += calcDeltaFair(d, cur)
+	renewed := c.updateDeadline(cur)
+	if !c.ver.zeroVruntime {
+		q.updateMinVruntime()
+	}
+	if q.nr == 1 {
+		return
+	}
+	resched := renewed
+	switch {
+	case c.ver.vprot:
+		resched = resched || !c.protected(cur)
+	case c.ver.marker612:
+		resched = resched || c.preemptShort && cur.onRQ && cur.vlag != int64(cur.deadline) && !q.eligible(cur)
+	}
+	if resched {
+		q.cpu.resched()
+		clearBuddies(q, cur)
+	}
+}
+
+// updateDeadline starts a new request once the old one is served: the new
+// deadline counts from the current vruntime, so an overrun is not
+// forgiven.
+func (c *EEVDF) updateDeadline(se *entity) bool {
+	if int64(se.vruntime-se.deadline) < 0 {
+		return false
+	}
+	c.applyCustomSlice(se)
+	if !se.customSlice {
+		se.slice = c.baseSlice
+	}
+	c.noteSlice(se.slice)
+	se.deadline = se.vruntime + calcDeltaFair(se.slice, se)
+	return true
+}
+
+// noteSlice remembers the largest request of the run, the r_max of the
+// Checker's lag bound.
+func (c *EEVDF) noteSlice(s int64) { c.maxSliceSeen = max(c.maxSliceSeen, s) }
+
+// placeEntity puts a joining entity at V − lag with a fresh request (§9).
+func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
+	v := c.avgVruntime(q)
+	c.applyCustomSlice(se)
+	if !se.customSlice {
+		se.slice = c.baseSlice
+	}
+	c.noteSlice(se.slice)
+	vslice := calcDeltaFair(se.slice, se)
+	var lag int64
+	if c.placeLag && q.nr > 0 && se.vlag != 0 {
+		// Joining at V − vl with weight w moves V by w·vl/(W+w) towards
+		// the newcomer; inflating by (W+w)/W makes its lag after joining
+		// the vl it saved.
+		lag = se.vlag
+		w := q.sumW
+		if cur := q.curr; cur != nil && cur.onRQ {
+			w += int64(cur.w)
+		}
+		if w > 0 {
+			lag = mulDiv(lag, w+int64(se.w), w)
+		}
+	}
+	se.vruntime = v - uint64(lag)
+	if se.relDeadline {
+		se.deadline += se.vruntime
+		se.relDeadline = false
+		return
+	}
+	// A new task is on average half way through a request compared with
+	// the tasks already queued.
+	if c.placeDeadlineInitial && initial {
+		vslice /= 2
+	}
+	se.deadline = se.vruntime + vslice
+}
+
+// enqueueEntity is §10's enqueue_entity.
+func (c *EEVDF) enqueueEntity(q *cfsRQ, se *entity, flags int) {
+	isCurr := q.curr == se
+	initial := flags&enqInitial != 0
+	before := q.avg()
+	if isCurr {
+		c.placeEntity(q, se, initial)
+	}
+	c.updateCurr(q)
+	c.updateCfsGroup(se)
+	if !isCurr {
+		before = q.avg()
+		c.placeEntity(q, se, initial)
+	}
+	q.addLoad(se.w)
+	q.nr++
+	if !isCurr {
+		q.enqueueTree(se)
+	}
+	se.onRQ = true
+	q.jumped(before, se)
+}
+
+// dequeueEntity is §12.1. It returns false when the entity stays queued as
+// delayed: it goes to sleep owing service and keeps competing (and being
+// passed over) until it is eligible again.
+func (c *EEVDF) dequeueEntity(q *cfsRQ, se *entity, flags int) bool {
+	c.updateCurr(q)
+	clearBuddies(q, se)
+	sleep := flags&deqSleep != 0
+	if flags&deqDelayed == 0 && c.delayDequeue && sleep && !q.eligible(se) {
+		se.delayed = true
+		return false
+	}
+	before := q.avg()
+	c.updateEntityLag(q, se)
+	if se != q.curr {
+		q.dequeueTree(se) // before the key (deadline) changes
+	}
+	if c.placeRelDeadline && !sleep {
+		se.deadline -= se.vruntime
+		se.relDeadline = true
+	}
+	se.onRQ = false
+	q.subLoad(se.w)
+	q.nr--
+	q.jumped(before, nil)
+	if !c.ver.zeroVruntime {
+		q.updateMinVruntime()
+	}
+	if flags&deqDelayed != 0 {
+		se.delayed = false
+		if c.delayZero && se.vlag > 0 {
+			se.vlag = 0
+		}
+	}
+	return true
+}
+
+// enqueueTask is enqueue_task_fair (§10): the task and every ancestor that
+// is not queued join their queues (ancestors as wakeups); a delayed
+// entity met on the way is requeued; the rest of the path takes the new
+// weights and shortest slices.
+func (c *EEVDF) enqueueTask(se *entity, flags int) {
+	r := se.q.cpu
+	if se.onRQ {
+		if se.delayed {
+			c.requeueDelayed(se)
+		}
+		return
+	}
+	var slice int64
+	x := se
+	for ; x != nil; x = x.parent {
+		if x.onRQ {
+			if x.delayed {
+				c.requeueDelayed(x)
+			}
+			break
+		}
+		if slice != 0 && c.ver.customSlices {
+			x.slice, x.customSlice = slice, true
+		}
+		c.enqueueEntity(x.q, x, flags)
+		if x.task != nil {
+			r.nrTasks++
+		}
+		slice = x.q.minSlice()
+		flags = enqWakeup
+	}
+	for ; x != nil; x = x.parent {
+		c.updateCfsGroup(x)
+		c.setGroupSlice(x, slice)
+		slice = x.q.minSlice()
+	}
+}
+
+// setGroupSlice gives a queued group entity its queue's shortest slice, so
+// that the group is served in the time frame its most urgent member asks
+// for (6.12+).
+func (c *EEVDF) setGroupSlice(x *entity, slice int64) {
+	if !c.ver.customSlices || slice == 0 || slice == x.slice || x.my.nr == 0 {
+		return
+	}
+	x.slice = slice
+	c.noteSlice(slice)
+	if x.inTree {
+		x.q.tl.fix(x)
+	}
+}
+
+// dequeueEntities is §12.2: dequeue the task and every ancestor whose queue
+// empties. It returns false when the task stays queued as delayed.
+func (c *EEVDF) dequeueEntities(se *entity, flags int) bool {
+	r := se.q.cpu
+	taskSleep := flags&deqSleep != 0
+	x := se
+	for x != nil {
+		q := x.q
+		if !c.dequeueEntity(q, x, flags) {
+			if x == se {
+				return false
+			}
+			// A group entity stays queued, delayed, with an empty
+			// queue; it keeps its slice.
+			x = x.parent
+			break
+		}
+		if x.task != nil {
+			r.nrTasks--
+		}
+		if q.load != 0 {
+			// The group still has entities: it stays, and since a task
+			// of it goes to sleep, the next pick is biased to it.
+			x = x.parent
+			if taskSleep && x != nil {
+				c.setNextBuddy(x)
+			}
+			break
+		}
+		flags = (flags | deqSleep) &^ deqDelayed
+		x = x.parent
+	}
+	for ; x != nil; x = x.parent {
+		c.updateCfsGroup(x)
+		c.setGroupSlice(x, x.my.minSlice())
+	}
+	return true
+}
+
+// requeueDelayed is §12.4: a delayed entity wakes where it is. With
+// DELAY_ZERO a positive lag is dropped: it is re-placed at V.
+func (c *EEVDF) requeueDelayed(se *entity) {
+	q := se.q
+	if c.delayZero {
+		c.updateEntityLag(q, se)
+		if se.vlag > 0 {
+			before := q.avg()
+			q.nr--
+			if se != q.curr {
+				q.dequeueTree(se)
+			}
+			se.vlag = 0
+			c.placeEntity(q, se, false)
+			if se != q.curr {
+				q.enqueueTree(se)
+			}
+			q.nr++
+			q.jumped(before, se)
+		}
+	}
+	se.delayed = false
+}
+
+// updateCfsGroup refreshes a group entity's weight (§17, R1) and applies a
+// change with the reweight rule, which keeps its lag.
+func (c *EEVDF) updateCfsGroup(se *entity) {
+	gq := se.my
+	if gq == nil || gq.load == 0 {
+		return // a task, or an emptied group: it keeps its weight
+	}
+	gs := gq.gs
+	shares := gs.g.Shares
+	w := shares
+	if c.splitShares && gs.totalLoad > gq.load {
+		w = min(max(shares*gq.load/gs.totalLoad, 2), shares)
+	}
+	if w != se.w {
+		c.reweightEntity(se.q, se, w, 0)
+	}
+}
+
+// reweightEntity changes se's weight to w (inverse inv, 0 to compute it)
+// keeping its lag, its remaining request and its protection, all scaled
+// to the new weight's virtual time (§9).
+func (c *EEVDF) reweightEntity(q *cfsRQ, se *entity, w, inv uint64) {
+	old := int64(se.w)
+	onRQ, isCurr := se.onRQ, q.curr == se
+	var relProt int64
+	hadProt := false
+	var before uint64
+	if onRQ {
+		c.updateCurr(q)
+		before = q.avg()
+		if isCurr && c.protected(se) {
+			hadProt = true
+			relProt = int64(se.vprot - se.vruntime)
+		}
+		c.updateEntityLag(q, se)
+		if !isCurr {
+			q.dequeueTree(se)
+		}
+		se.deadline -= se.vruntime
+		se.relDeadline = true
+		q.nr--
+		q.subLoad(se.w)
+		se.onRQ = false // V and W without se while it is re-placed
+	}
+	se.vlag = mulDiv(se.vlag, old, int64(w))
+	if se.relDeadline {
+		se.deadline = uint64(mulDiv(int64(se.deadline), old, int64(w)))
+	}
+	relProt = mulDiv(relProt, old, int64(w))
+	se.w, se.inv = w, inv
+	if onRQ {
+		c.placeEntity(q, se, false)
+		se.onRQ = true
+		q.addLoad(w)
+		if !isCurr {
+			q.enqueueTree(se)
+		}
+		q.nr++
+		q.jumped(before, se)
+		if hadProt {
+			if c.ver.vprot {
+				se.vprot = se.vruntime + uint64(relProt)
+			} else {
+				se.vlag = int64(se.deadline)
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Protection (§11)
+
+// protected reports whether curr's slice is still protected.
+func (c *EEVDF) protected(se *entity) bool {
+	if c.ver.vprot {
+		return int64(se.vprot-se.vruntime) > 0
+	}
+	return c.runToParity && se.vlag == int64(se.deadline)
+}
+
+// setProtect runs when se becomes curr: with RUN_TO_PARITY it may run until
+// its deadline, or for the shortest slice queued if that is shorter.
+func (c *EEVDF) setProtect(q *cfsRQ, se *entity, first bool) {
+	if !c.ver.vprot {
+		se.vlag = int64(se.deadline) // 6.6–6.16: the marker
+		return
+	}
+	if c.ver.vprotFirstOnly && !first {
+		return
+	}
+	s := c.normSlice
+	if c.runToParity {
+		s = q.minSlice()
+	}
+	s = min(s, se.slice)
+	vprot := se.deadline
+	if s != se.slice {
+		vprot = sched.MinVruntime(vprot, se.vruntime+calcDeltaFair(s, se))
+	}
+	se.vprot = vprot
+}
+
+// updateProtect shortens curr's protection to the shortest queued slice
+// (6.18.35, after a wakeup that did not preempt).
+func (c *EEVDF) updateProtect(q *cfsRQ, se *entity) {
+	se.vprot = sched.MinVruntime(se.vprot, se.vruntime+calcDeltaFair(q.minSlice(), se))
+}
+
+func (c *EEVDF) cancelProtect(se *entity) {
+	if c.ver.vprot {
+		if c.protected(se) {
+			se.vprot = se.vruntime
+		}
+	} else if se.vlag == int64(se.deadline) {
+		se.vlag++
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Buddies (§14)
+
+func isIdle(se *entity) bool { return se.task != nil && se.task.Policy == sched.Idle }
+
+func (c *EEVDF) setNextBuddy(se *entity) {
+	for x := se; x != nil; x = x.parent {
+		if !x.onRQ || isIdle(x) {
+			return
+		}
+		x.q.next = x
+	}
+}
+
+func clearBuddies(q *cfsRQ, se *entity) {
+	if q.next != se {
+		return
+	}
+	for x := se; x != nil && x.q.next == x; x = x.parent {
+		x.q.next = nil
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Picking (§8)
+
+// pickEEVDF returns the earliest-deadline eligible entity of q, curr
+// included, or curr while it is protected.
+func (c *EEVDF) pickEEVDF(q *cfsRQ, protect, buddy bool) *entity {
+	cur := q.curr
+	if q.nr == 1 {
+		if cur != nil && cur.onRQ {
+			return cur
+		}
+		return q.tl.first
+	}
+	if buddy && q.next != nil && q.eligible(q.next) {
+		return q.next
+	}
+	if cur != nil && (!cur.onRQ || !q.eligible(cur)) {
+		cur = nil
+	}
+	if protect && cur != nil && c.protected(cur) {
+		return cur
+	}
+	best := q.tl.first
+	if best != nil && !q.eligible(best) {
+		// Every subtree left of a node has earlier deadlines: descend
+		// left while the left subtree holds an eligible vruntime.
+		best = nil
+		for n := q.tl.root; n != nil; {
+			if l := n.left; l != nil && q.vruntimeEligible(l.minV) {
+				n = l
+				continue
+			}
+			if q.eligible(n) {
+				best = n
+				break
+			}
+			n = n.right
+		}
+	}
+	if best == nil {
+		return cur
+	}
+	if cur != nil {
+		d := int64(cur.deadline - best.deadline)
+		if d < 0 || d == 0 && c.ver.tiesKeepCurr {
+			return cur
+		}
+	}
+	return best
+}
+
+// pickNextEntity is pick_next_entity: a delayed entity that wins is
+// eligible now, so its sleep can finally take effect; nil then means
+// "pick again".
+func (c *EEVDF) pickNextEntity(q *cfsRQ, protect bool) *entity {
+	var se *entity
+	if !c.ver.buddyInPick && q.next != nil && c.honourBuddy() && q.eligible(q.next) {
+		se = q.next
+	}
+	if se == nil {
+		se = c.pickEEVDF(q, protect, c.ver.buddyInPick && c.pickBuddy)
+	}
+	if se != nil && se.delayed {
+		c.dequeueEntities(se, deqSleep|deqDelayed)
+		return nil
+	}
+	return se
+}
+
+// honourBuddy: PICK_BUDDY from 6.12; in 6.6 only NEXT_BUDDY made the pick
+// look at the buddy.
+func (c *EEVDF) honourBuddy() bool {
+	if c.ver.name == "6.6" {
+		return c.nextBuddy
+	}
+	return c.pickBuddy
+}
+
+// pickTask walks down from the root; nil means a delayed entity was
+// dequeued and the walk must restart.
+func (c *EEVDF) pickTask(r *cpuRQ) *entity {
+	q := &r.root
+	for {
+		if q.curr != nil && q.curr.onRQ {
+			c.updateCurr(q)
+		}
+		se := c.pickNextEntity(q, true)
+		if se == nil || se.my == nil {
+			return se
+		}
+		q = se.my
+	}
+}
+
+// PutPrev implements sched.Class. The put is left to PickNext: the kernel
+// picks with prev still curr (its protection and tie rules apply to it)
+// and then puts back and sets only the levels that changed.
+func (c *EEVDF) PutPrev(env sched.RQ, prev *sched.Task) {
+	r := c.rq(env)
+	r.prev = taskSE(prev)
+}
+
+// PickNext implements sched.Class (pick_next_task_fair).
+func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
+	r := c.cpus[env.CPU()]
+	r.env, r.now = env, env.Now()
+	prev := r.prev
+	r.prev = nil
+	r.picking = true
+	var se *entity
+	for se == nil && r.root.nr > 0 {
+		se = c.pickTask(r)
+	}
+	r.picking = false
+	switch {
+	case se == prev:
+		// Re-picked (or idle twice): nothing is put back or reset, so
+		// its protection stays as it was.
+	case prev == nil:
+		c.setNextAll(se, true)
+	case se == nil:
+		c.putPrevAll(prev)
+	default:
+		// Put back and set only the levels below the first queue prev
+		// and next share.
+		x, pse := se, prev
+		for x.q != pse.q {
+			sd, pd := x.depth, pse.depth
+			if sd <= pd {
+				c.putPrevEntity(pse.q, pse)
+				pse = pse.parent
+			}
+			if sd >= pd {
+				c.setNextEntity(x.q, x, true)
+				x = x.parent
+			}
+		}
+		c.putPrevEntity(pse.q, pse)
+		c.setNextEntity(x.q, x, true)
+	}
+	if se == nil {
+		return nil
+	}
+	c.hrtickStart(r, se)
+	return se.task
+}
+
+func (c *EEVDF) putPrevEntity(q *cfsRQ, se *entity) {
+	if se.onRQ {
+		c.updateCurr(q)
+		q.enqueueTree(se)
+	}
+	q.curr = nil
+}
+
+// setNextEntity makes se q's curr; on a real switch (first) it gets its
+// protection.
+func (c *EEVDF) setNextEntity(q *cfsRQ, se *entity, first bool) {
+	clearBuddies(q, se)
+	if se.onRQ {
+		q.dequeueTree(se)
+		c.setProtect(q, se, first)
+	}
+	se.execStart = q.cpu.now
+	q.curr = se
+}
+
+func (c *EEVDF) putPrevAll(se *entity) {
+	for x := se; x != nil; x = x.parent {
+		c.putPrevEntity(x.q, x)
+	}
+}
+
+func (c *EEVDF) setNextAll(se *entity, first bool) {
+	for x := se; x != nil; x = x.parent {
+		c.setNextEntity(x.q, x, first)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// The other hooks
+
+// Enqueue implements sched.Class. A wakeup of a delayed task requeues it
+// where it is.
+func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
+	r := c.rq(env)
+	se := taskSE(t)
+	f := 0
+	if flags&sched.EnqueueWakeup != 0 {
+		f = enqWakeup
+	}
+	if se.initial {
+		se.initial = false
+		f |= enqInitial
+	}
+	c.enqueueTask(se, f)
+	c.hrtickUpdate(r)
+}
+
+// Dequeue implements sched.Class. A sleeping task that is not eligible
+// stays queued as delayed (6.12+); the engine considers it asleep.
+func (c *EEVDF) Dequeue(env sched.RQ, t *sched.Task, flags int) {
+	r := c.rq(env)
+	se := taskSE(t)
+	if !se.onRQ || se.delayed {
+		return
+	}
+	f := 0
+	if flags&sched.DequeueSleep != 0 {
+		f = deqSleep
+	}
+	// The running task blocking is dequeued inside schedule(), whose
+	// pick follows: a reschedule asked for now would be cleared with it.
+	r.picking = f != 0 && env.Curr() == t
+	c.dequeueEntities(se, f)
+	r.picking = false
+	c.hrtickUpdate(r)
+}
+
+// findMatching lifts se and pse until they share a queue.
+func findMatching(se, pse *entity) (*entity, *entity) {
+	for se.depth > pse.depth {
+		se = se.parent
+	}
+	for pse.depth > se.depth {
+		pse = pse.parent
+	}
+	for se.q != pse.q {
+		se, pse = se.parent, pse.parent
+	}
+	return se, pse
+}
+
+// CheckPreempt implements sched.Class (check_preempt_wakeup_fair, §13): a
+// wakee preempts when curr is no longer protected (or is ineligible, or
+// the wakee asks for a shorter slice) and the wakee is then the entity
+// the pick would choose.
+func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
+	r := c.rq(env)
+	curr := env.Curr()
+	if curr == nil {
+		env.Resched()
+		return
+	}
+	se, pse := taskSE(curr), taskSE(p)
+	if se == pse {
+		return
+	}
+	if !c.ver.preempt1835 && c.nextBuddy && wakeFlags&sched.WFFork == 0 {
+		c.setNextBuddy(pse)
+	}
+	if env.NeedResched() {
+		return
+	}
+	if c.ver.name == "6.6" && curr.Policy == sched.Idle && p.Policy != sched.Idle {
+		r.resched()
+		return
+	}
+	if !c.wakeupPreemption {
+		return
+	}
+	se, pse = findMatching(se, pse)
+	if ci, pi := isIdle(se), isIdle(pse); ci && !pi {
+		if c.ver.preempt1835 {
+			c.cancelProtect(se)
+		}
+		r.resched()
+		return
+	} else if ci != pi {
+		return
+	}
+	if p.Policy != sched.Normal {
+		return // SCHED_BATCH and SCHED_IDLE wakees never preempt
+	}
+	q := se.q
+	c.updateCurr(q)
+	short := c.preemptShort && pse.slice < se.slice
+	if c.ver.preempt1835 {
+		c.wakeup1835(r, q, se, pse, short, wakeFlags)
+		return
+	}
+	if c.pickEEVDF(q, !short, false) == pse {
+		if short {
+			c.cancelProtect(se)
+		}
+		r.resched()
+	}
+}
+
+// wakeup1835 is steps 6–9 of §13 (6.18.35).
+func (c *EEVDF) wakeup1835(r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf int) {
+	protect := !short
+	if !short {
+		if wf&sched.WFFork != 0 || pse.delayed {
+			return
+		}
+		if c.nextBuddy && (q.next == nil || int64(q.next.deadline-pse.deadline) >= 0) {
+			c.setNextBuddy(pse)
+			if wf&sched.WFSync != 0 {
+				// exec_start was refreshed by update_curr just now, so
+				// this rarely passes (as in the kernel).
+				if int64(pse.deadline-se.deadline) < 0 && r.now-se.execStart >= c.migrationCost {
+					r.resched()
+				}
+				return
+			}
+		}
+	}
+	var nse *entity
+	for nse == nil && q.nr > 0 {
+		nse = c.pickNextEntity(q, protect)
+	}
+	if nse == pse {
+		if short {
+			c.cancelProtect(se)
+		}
+		r.resched()
+		return
+	}
+	if c.runToParity {
+		c.updateProtect(q, se)
+	}
+}
+
+// Tick implements sched.Class (task_tick_fair, §15): charge every level;
+// a request that ended makes update_curr reschedule. The hrtick ends the
+// request it was armed for.
+func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
+	r := c.rq(env)
+	for x := taskSE(curr); x != nil; x = x.parent {
+		c.updateCurr(x.q)
+		c.updateCfsGroup(x)
+		if queued {
+			r.resched()
+		}
+	}
+}
+
+// hrtickStart arms the hrtick for the rest of se's request (R2).
+func (c *EEVDF) hrtickStart(r *cpuRQ, se *entity) {
+	if !c.hrtick || r.nrTasks <= 1 {
+		return
+	}
+	rem := int64(se.deadline - se.vruntime)
+	wall := rem
+	if se.w != sched.NiceZeroLoad {
+		wall = mulDiv(rem, int64(se.w), sched.NiceZeroLoad) + 1
+	}
+	r.env.StartHRTick(max(wall, 10000))
+}
+
+// hrtickUpdate re-arms the hrtick after the queue changed.
+func (c *EEVDF) hrtickUpdate(r *cpuRQ) {
+	if !c.hrtick || r.env.Curr() == nil {
+		return
+	}
+	if se := taskSE(r.env.Curr()); se.onRQ && !se.delayed && se.q.curr == se {
+		c.hrtickStart(r, se)
+	}
+}
+
+// Yield implements sched.Class (§19): an eligible curr forfeits the rest
+// of its request.
+func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
+	r := c.rq(env)
+	if r.nrTasks <= 1 {
+		return
+	}
+	se := taskSE(curr)
+	q := se.q
+	clearBuddies(q, se)
+	c.updateCurr(q)
+	if q.eligible(se) {
+		before := q.avg()
+		se.vruntime = se.deadline
+		se.deadline += calcDeltaFair(se.slice, se)
+		q.jumped(before, se)
+	}
+}
+
+// Fork implements sched.Class (task_fork_fair, §16). From 6.12 a new task
+// is placed at its first enqueue (ENQUEUE_INITIAL). 6.6 placed it here, in
+// the parent's queue, and then again at the enqueue without the flag.
+func (c *EEVDF) Fork(env sched.RQ, parent, child *sched.Task) {
+	r := c.rq(env)
+	se := taskSE(child)
+	se.vruntime, se.vlag, se.relDeadline = 0, 0, false
+	if !c.ver.forkPlacedTwice {
+		return
+	}
+	q := se.q
+	if parent != nil {
+		q = taskSE(parent).q
+	}
+	if q.cpu != r {
+		q = &r.root
+	}
+	if q.curr != nil {
+		c.updateCurr(q)
+	}
+	c.placeEntity(q, se, true)
+	se.initial = false
+}
+
+// SetNice implements sched.Class (set_user_nice): dequeue, change the
+// weight keeping the lag (scaled to the new weight), enqueue; then a
+// running task that got less important reschedules and a waiting one is
+// tested like a wakeup.
+func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
+	r := c.rq(env)
+	se := taskSE(t)
+	if se.delayed {
+		c.dequeueEntities(se, deqSleep|deqDelayed)
+	}
+	queued := se.onRQ
+	running := queued && se.q.curr == se
+	old := t.Nice
+	if queued {
+		c.dequeueEntities(se, 0)
+	}
+	if running {
+		c.putPrevAll(se)
+	}
+	t.Nice = nice
+	lw := sched.NiceWeight(nice, t.Policy)
+	c.reweightEntity(se.q, se, lw.Weight, lw.Inv)
+	if !queued {
+		return
+	}
+	c.enqueueTask(se, 0)
+	if running {
+		c.setNextAll(se, false)
+	}
+	if r.root.nr == 1 {
+		return
+	}
+	if running {
+		if nice > old {
+			r.resched()
+		}
+		return
+	}
+	c.CheckPreempt(env, t, 0)
+}
+
+// TaskDead implements sched.Class: a task that exits while delayed leaves
+// its queue now (task_dead_fair).
+func (c *EEVDF) TaskDead(t *sched.Task) {
+	c.finishDelayed(taskSE(t))
+}
+
+func (c *EEVDF) finishDelayed(se *entity) {
+	if !se.delayed {
+		return
+	}
+	r := se.q.cpu
+	if r.env != nil {
+		r.now = r.env.Now()
+	}
+	c.dequeueEntities(se, deqSleep|deqDelayed)
+}
+
+// MigrateTask implements sched.Class. The lag saved at dequeue, and with
+// PLACE_REL_DEADLINE the remaining request, travel with the task; the
+// placement on the new queue uses them against that queue's V.
+func (c *EEVDF) MigrateTask(t *sched.Task, to int, wakeup bool) {
+	se := taskSE(t)
+	c.finishDelayed(se)
+	se.q, se.parent = c.queueOf(t.Group, to)
+}

@@ -1,0 +1,245 @@
+package eevdf
+
+import (
+	"fmt"
+	"math/bits"
+
+	"schedlab/sched"
+)
+
+// Feature names (kernel/sched/features.h, eevdf.md §20).
+const (
+	PlaceLag             = "PLACE_LAG"
+	PlaceDeadlineInitial = "PLACE_DEADLINE_INITIAL"
+	PlaceRelDeadline     = "PLACE_REL_DEADLINE"
+	RunToParity          = "RUN_TO_PARITY"
+	PreemptShort         = "PREEMPT_SHORT"
+	NextBuddy            = "NEXT_BUDDY"
+	PickBuddy            = "PICK_BUDDY"
+	CacheHotBuddy        = "CACHE_HOT_BUDDY"
+	DelayDequeue         = "DELAY_DEQUEUE"
+	DelayZero            = "DELAY_ZERO"
+	WakeupPreemption     = "WAKEUP_PREEMPTION"
+	HRTick               = "HRTICK"
+	HRTickDL             = "HRTICK_DL"
+	DoubleTick           = "DOUBLE_TICK"
+	NontaskCapacity      = "NONTASK_CAPACITY"
+	TTWUQueue            = "TTWU_QUEUE"
+	SISProp              = "SIS_PROP"
+	SISUtil              = "SIS_UTIL"
+	WarnDoubleClock      = "WARN_DOUBLE_CLOCK"
+	RTPushIPI            = "RT_PUSH_IPI"
+	RTRuntimeShare       = "RT_RUNTIME_SHARE"
+	LBMin                = "LB_MIN"
+	AttachAgeLoad        = "ATTACH_AGE_LOAD"
+	WAIdle               = "WA_IDLE"
+	WAWeight             = "WA_WEIGHT"
+	WABias               = "WA_BIAS"
+	UtilEst              = "UTIL_EST"
+	UtilEstFastup        = "UTIL_EST_FASTUP"
+	LatencyWarn          = "LATENCY_WARN"
+	HZBW                 = "HZ_BW"
+	NIRandom             = "NI_RANDOM"
+)
+
+// Tunable names.
+const (
+	BaseSlice      = "sched_base_slice_ns"
+	TunableScaling = "sched_tunable_scaling"
+	MigrationCost  = "sched_migration_cost_ns"
+	TickNsec       = "tick_nsec"
+	Sublevel       = "kernel_sublevel"
+	GroupShares    = "group_shares_split"
+)
+
+// Scaling modes of sched_tunable_scaling.
+const (
+	scaleNone   = 0
+	scaleLog    = 1
+	scaleLinear = 2
+)
+
+// fdesc is one row of the feature table: which generations have the
+// feature (and its default there).
+type fdesc struct {
+	f  sched.Feature
+	in [3]bool // 6.6, 6.12, 6.18
+}
+
+const (
+	g66 = iota
+	g612
+	g618
+)
+
+// featureTable is eevdf.md §20, in the kernel's order. 6.12's column is
+// not in the table: it is 6.18.2's plus DOUBLE_TICK (removed in 6.13);
+// UTIL_EST_FASTUP and HZ_BW are taken as gone by 6.12 [I] — neither has an
+// effect on one CPU.
+var featureTable = []fdesc{
+	{sched.Feature{Name: PlaceLag, Default: true, Doc: "keep a task's lag across sleep and migration; off: join at V with zero lag"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: PlaceDeadlineInitial, Default: true, Doc: "a new task's first deadline is V + vslice/2 (no net effect before 6.12: placed again at enqueue)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: PlaceRelDeadline, Default: true, Doc: "a non-sleep dequeue (migration, nice change) keeps the rest of the request"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: RunToParity, Default: true, Doc: "slice protection: curr keeps the CPU until its request (or the shortest queued slice) is served"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: PreemptShort, Default: true, Doc: "a wakee with a shorter slice than curr's is judged with curr's protection ignored"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: NextBuddy, Default: false, Doc: "a wakee becomes the next buddy (6.6: the only way a buddy is honoured)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: PickBuddy, Default: true, Doc: "the pick honours the next buddy when it is eligible"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: CacheHotBuddy, Default: true, SMPOnly: true, Doc: "the load balancer treats the buddy as cache-hot (not modelled: the engine balances)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: DelayDequeue, Default: true, Doc: "a task sleeping with negative lag stays queued (delayed) until it is eligible"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: DelayZero, Default: true, Doc: "a delayed task leaves (or is requeued) with its positive lag dropped to zero"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: WakeupPreemption, Default: true, Doc: "wakeups may preempt the running task"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: HRTick, Default: false, Reconstruction: "R2", Doc: "a high-resolution timer ends the running request (armed for the rest of the virtual request)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: HRTickDL, Default: false, Doc: "hrtick for the deadline class (no effect here)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: DoubleTick, Default: false, Doc: "with HRTICK, let the periodic tick act too (no effect since EEVDF: update_curr runs first)"}, [3]bool{true, true, false}},
+	{sched.Feature{Name: NontaskCapacity, Default: true, SMPOnly: true, Doc: "capacity accounting of irq/steal time (not modelled)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: TTWUQueue, Default: true, SMPOnly: true, Doc: "remote wakeups through the IPI wake list (not modelled)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: SISProp, Default: false, SMPOnly: true, Doc: "proportional idle-CPU scan (not modelled; removed in 6.7)"}, [3]bool{true, false, false}},
+	{sched.Feature{Name: SISUtil, Default: true, SMPOnly: true, Doc: "utilization-limited idle-CPU scan (not modelled: the engine selects CPUs)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: WarnDoubleClock, Default: false, Doc: "debug warning (no effect)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: RTPushIPI, Default: true, SMPOnly: true, Doc: "RT class push via IPI (no effect on the fair class)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: RTRuntimeShare, Default: false, Doc: "RT class runtime sharing (no effect on the fair class)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: LBMin, Default: false, SMPOnly: true, Doc: "balancer ignores tiny loads (not modelled)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: AttachAgeLoad, Default: true, SMPOnly: true, Doc: "PELT ageing on attach (PELT is not modelled)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: WAIdle, Default: true, SMPOnly: true, Doc: "wake_affine prefers an idle CPU (the engine selects CPUs)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: WAWeight, Default: true, SMPOnly: true, Doc: "wake_affine compares loads (the engine selects CPUs)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: WABias, Default: true, SMPOnly: true, Doc: "wake_affine load bias (the engine selects CPUs)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: UtilEst, Default: true, SMPOnly: true, Doc: "estimated utilization (PELT is not modelled)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: UtilEstFastup, Default: true, SMPOnly: true, Doc: "util_est fast ramp-up (PELT is not modelled)"}, [3]bool{true, false, false}},
+	{sched.Feature{Name: LatencyWarn, Default: false, Doc: "debug warning on long need_resched (no effect)"}, [3]bool{true, true, true}},
+	{sched.Feature{Name: HZBW, Default: true, Doc: "tick for CFS bandwidth on nohz_full (bandwidth is not modelled)"}, [3]bool{true, false, false}},
+	{sched.Feature{Name: NIRandom, Default: true, SMPOnly: true, Doc: "6.18.y: probabilistic newidle balance (the engine balances)"}, [3]bool{false, false, true}},
+}
+
+func features(gen int) []sched.Feature {
+	var out []sched.Feature
+	for _, d := range featureTable {
+		if !d.in[gen] {
+			continue
+		}
+		out = append(out, d.f)
+	}
+	return out
+}
+
+func tunables(gen int, baseSlice int64) []sched.Tunable {
+	t := []sched.Tunable{
+		{Name: BaseSlice, Default: baseSlice, Unit: "ns", Min: 10000, Max: 1000000000, Scaled: true,
+			Doc: "request size of every task without a custom slice (normalized value; scaled by the CPU-count factor)"},
+		{Name: TunableScaling, Default: scaleLog, Choices: []int64{scaleNone, scaleLog, scaleLinear},
+			Doc: "how the base slice scales with CPUs: 0 none, 1 1+log2(ncpu), 2 ncpu (ncpu capped at 8)"},
+		{Name: MigrationCost, Default: 500000, Unit: "ns", Min: 0, Max: 1 << 40,
+			Doc: "NEXT_BUDDY sync-wakeup test (6.18.35) and cache-hotness (SMP)"},
+		{Name: TickNsec, Default: 4000000, Unit: "ns", Min: 1000000, Max: 10000000,
+			Doc: "TICK_NSEC of the modelled kernel, used by the lag clamp; keep it 10^9/HZ of the engine (4 ms at HZ=250)"},
+		{Name: GroupShares, Default: 1, Choices: []int64{0, 1}, Reconstruction: "R1",
+			Doc: "SMP group entity weight: 1 shares x this CPU's group load / the group's load on all CPUs (instant, no PELT); 0 full shares on every CPU"},
+	}
+	if gen == g618 {
+		t = append(t, sched.Tunable{Name: Sublevel, Default: 35, Choices: []int64{2, 35},
+			Doc: "6.18 stable release: 35 (zero_vruntime, max_slice lag clamp, buddy in pick_eevdf, no fork preemption) or 2 (6.18.0-.2)"})
+	}
+	return t
+}
+
+func init() {
+	sched.Register(&sched.Profile{
+		Name:     "eevdf-6.6",
+		Doc:      "EEVDF of Linux 6.6: base slice 0.75 ms, protection until the first deadline renewal, no custom slices, no delayed dequeue",
+		Features: features(g66),
+		Tunables: tunables(g66, 750000),
+		New:      New,
+		Resolve:  resolve,
+	})
+	sched.Register(&sched.Profile{
+		Name:     "eevdf-6.12",
+		Doc:      "EEVDF of Linux 6.12: 6.6 plus custom slices, PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, PLACE_REL_DEADLINE, PICK_BUDDY, deadline-ordered tree",
+		Features: features(g612),
+		Tunables: tunables(g612, 750000),
+		New:      New,
+		Resolve:  resolve,
+	})
+	sched.Register(&sched.Profile{
+		Name:     "eevdf-6.18",
+		Doc:      "EEVDF of Linux 6.18.35 (the host's generation): base slice 0.70 ms, vprot from the shortest queued slice, lag clamp max_slice+tick, no fork preemption",
+		Features: features(g618),
+		Tunables: tunables(g618, 700000),
+		New:      New,
+		Resolve:  resolve,
+	})
+}
+
+// scaleFactor is the boot-time multiplier of the base slice
+// (get_update_sysctl_factor): 1.4 ms on the 2-CPU host.
+func scaleFactor(mode int64, ncpu int) int64 {
+	n := int64(min(max(ncpu, 1), 8))
+	switch mode {
+	case scaleNone:
+		return 1
+	case scaleLinear:
+		return n
+	}
+	return 1 + int64(bits.Len64(uint64(n))-1)
+}
+
+// resolve scales the base slice unless the user set it.
+func resolve(cfg *sched.Config, userSet map[string]bool) error {
+	f := scaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU)
+	for _, t := range cfg.Profile.Tunables {
+		if t.Scaled && !userSet[t.Name] {
+			cfg.Tunables[t.Name] = t.Default * f
+		}
+	}
+	if cfg.Tunables[BaseSlice] <= 0 {
+		return fmt.Errorf("%s must be positive", BaseSlice)
+	}
+	return nil
+}
+
+// version holds what differs between the generations beyond the feature
+// bits (eevdf.md §22).
+type version struct {
+	name string
+	// zeroVruntime: the origin of the avg_vruntime sums follows V
+	// (6.18.35); otherwise it is a monotonic min_vruntime.
+	zeroVruntime bool
+	// maxSliceClamp: the lag clamp is max_slice(q)+tick (6.18.35), not
+	// max(2*slice, tick).
+	maxSliceClamp bool
+	// vprot: protection is the vruntime limit vprot (6.17+); otherwise the
+	// 6.6-6.16 marker vlag == deadline set at pick.
+	vprot bool
+	// vprotFirstOnly: vprot is computed only on a real switch (6.18.35).
+	vprotFirstOnly bool
+	// buddyInPick: PICK_BUDDY sits in pick_eevdf (6.18.35), so wakeup
+	// preemption sees it; otherwise in pick_next_entity.
+	buddyInPick bool
+	// preempt1835: check_preempt_wakeup_fair of 6.18.35 (§13: no fork
+	// preemption, NEXT_BUDDY deadline test, update_protect_slice).
+	preempt1835 bool
+	// customSlices: sched_attr.sched_runtime is honoured, group entities
+	// take their queue's shortest slice (6.12+).
+	customSlices bool
+	// forkPlacedTwice: 6.6 places a child at fork (ENQUEUE_INITIAL) and
+	// again at its first enqueue (without), so the half deadline is lost.
+	forkPlacedTwice bool
+	// tiesKeepCurr: an equal deadline keeps curr (6.6) rather than the
+	// tree entity.
+	tiesKeepCurr bool
+	// marker612: 6.12's update_curr also reschedules a curr whose marker
+	// PREEMPT_SHORT cancelled once it is ineligible.
+	marker612 bool
+}
+
+func versionOf(cfg *sched.Config) version {
+	switch cfg.Profile.Name {
+	case "eevdf-6.6":
+		return version{name: "6.6", forkPlacedTwice: true, tiesKeepCurr: true}
+	case "eevdf-6.12":
+		return version{name: "6.12", customSlices: true, marker612: true}
+	}
+	if cfg.Tunables[Sublevel] == 2 {
+		return version{name: "6.18.2", vprot: true, customSlices: true}
+	}
+	return version{name: "6.18.35", zeroVruntime: true, maxSliceClamp: true, vprot: true, vprotFirstOnly: true,
+		buddyInPick: true, preempt1835: true, customSlices: true}
+}

@@ -1,0 +1,281 @@
+package eevdf
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"schedlab/sched"
+	"schedlab/sim"
+	"schedlab/trace"
+	"schedlab/workload"
+)
+
+var profiles = []string{"eevdf-6.6", "eevdf-6.12", "eevdf-6.18"}
+
+func spec(t testing.TB, js string) *workload.Spec {
+	t.Helper()
+	s, err := workload.Parse("test.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func config(t testing.TB, policy string, ncpu int, feats map[string]bool, set map[string]int64) *sched.Config {
+	t.Helper()
+	prof, err := sched.Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := prof.NewConfig(ncpu, feats, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func runSim(t testing.TB, c sim.Config) *sim.Engine {
+	t.Helper()
+	if c.Params.HZ == 0 {
+		c.Params = sim.DefaultParams()
+	}
+	e, err := sim.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// mixed has a nice mix of hogs, sleepers with short and long sleeps,
+// forks (SIGEV_THREAD), a yielder, a task that renices itself, custom
+// slices, and two groups with different shares.
+const mixed = `{"global": {"taskgroups": {"/a": {"shares": 2048}, "/b/c": {"shares": 512}}},
+	"tasks": {
+	"hog": {"instance": 2, "run": 100000},
+	"nice": {"priority": 5, "run": 100000},
+	"heavy": {"priority": -3, "run": {"dist": "lognormal", "median": 3000, "sigma": 1}, "sleep": {"dist": "exponential", "mean": 2000}},
+	"s": {"instance": 3, "run": {"dist": "lognormal", "median": 500, "sigma": 1}, "sleep": {"dist": "exponential", "mean": 700}},
+	"short": {"dl-runtime": 300, "run": 200, "sleep": 3000},
+	"long": {"dl-runtime": 20000, "priority": 10, "run": {"dist": "uniform", "min": 100, "max": 9000}, "sleep": 500},
+	"y": {"run": 300, "yield": 0},
+	"renice": {"phases": {"p0": {"priority": 0, "run": 4000, "sleep": 100}, "p1": {"priority": 7, "run": 4000, "sleep": 100}, "p2": {"priority": -2, "run": 2000}}},
+	"ga": {"instance": 2, "taskgroup": "/a", "run": {"dist": "uniform", "min": 100, "max": 5000}, "sleep": {"dist": "exponential", "mean": 1000}},
+	"gc": {"instance": 2, "taskgroup": "/b/c", "priority": 3, "run": 100000},
+	"gb": {"taskgroup": "/b", "run": 2000, "sleep": 1500},
+	"helper": {"timer": {"ref": "t", "period": 7000, "notify": "thread"}, "run": 30, "fork": "cb"},
+	"cb": {"instance": 0, "loop": 1, "run": {"dist": "uniform", "min": 10, "max": 500}}}}`
+
+// TestMixedWorkloadKeepsInvariants runs the mixed workload with --check on
+// every profile, on one CPU and on two (migrations, split group shares),
+// with and without HRTICK: the Checker holds every queue to zero-sum lag
+// and every lag to its bound after every event. With NO_PLACE_LAG (joins
+// at zero lag, the paper's setting) the lags stay within the paper's
+// r_max + q itself.
+func TestMixedWorkloadKeepsInvariants(t *testing.T) {
+	for _, p := range profiles {
+		for _, ncpu := range []int{1, 2} {
+			for _, hrtick := range []bool{false, true} {
+				for _, placeLag := range []bool{true, false} {
+					cfg := config(t, p, ncpu, map[string]bool{HRTick: hrtick, PlaceLag: placeLag}, nil)
+					e := runSim(t, sim.Config{Spec: spec(t, mixed), Sched: cfg, Duration: 3e9, Seed: 3, Check: true})
+					ns, ratio := e.Class().(*EEVDF).MaxLag()
+					t.Logf("%s ncpu=%d HRTICK=%v PLACE_LAG=%v: %d events, max |lag| %.0f µs = %.2f of r_max + q",
+						p, ncpu, hrtick, placeLag, e.Events(), ns/1e3, ratio)
+					if ratio == 0 || !placeLag && ratio >= 1 {
+						t.Errorf("%s ncpu=%d HRTICK=%v PLACE_LAG=%v: max lag %.2f of the paper's bound", p, ncpu, hrtick, placeLag, ratio)
+					}
+				}
+			}
+		}
+	}
+}
+
+func shares(e *sim.Engine) map[int]float64 {
+	out := map[int]float64{}
+	for pid, ns := range e.TaskRuntime() {
+		out[pid] = float64(ns) / float64(e.Now())
+	}
+	return out
+}
+
+// CPU time follows the weights: nice 0 against nice 5 is 1024:335, and a
+// group of shares 2048 with one hog against a group of 1024 with three is
+// 2:1, within 1 % over 10 s.
+func TestSharesFollowWeights(t *testing.T) {
+	for _, p := range profiles {
+		e := runSim(t, sim.Config{Spec: spec(t, `{"tasks": {"n0": {"run": 100000}, "n5": {"priority": 5, "run": 100000}}}`),
+			Sched: config(t, p, 1, nil, nil), Duration: 10e9, Check: true})
+		s := shares(e)
+		want := 1024.0 / (1024 + 335)
+		if got := s[1001]; math.Abs(got-want)/want > 0.01 {
+			t.Errorf("%s: nice-0 share %.4f, want %.4f within 1%%", p, got, want)
+		} else {
+			t.Logf("%s: nice 0 vs 5: %.4f (want %.4f, error %.3f%%)", p, got, want, 100*(got-want)/want)
+		}
+		e = runSim(t, sim.Config{Spec: spec(t, `{"global": {"taskgroups": {"/a": {"shares": 2048}}},
+			"tasks": {"a": {"taskgroup": "/a", "run": 100000}, "b": {"instance": 3, "taskgroup": "/b", "run": 100000}}}`),
+			Sched: config(t, p, 1, nil, nil), Duration: 10e9, Check: true})
+		if got := shares(e)[1001]; math.Abs(got-2.0/3)/(2.0/3) > 0.01 {
+			t.Errorf("%s: group /a got %.4f, want 2/3 within 1%%", p, got)
+		} else {
+			t.Logf("%s: groups 2048 vs 1024: %.4f (want 0.6667, error %.3f%%)", p, got, 100*(got-2.0/3)/(2.0/3))
+		}
+	}
+}
+
+// Equal hogs with tick-only preemption: each tick ends the running request
+// (1.4 ms < 4 ms), so two of them alternate every tick and the lag reaches
+// q(N−1)/N = 2 ms; with HRTICK the request ends on time and the lag stays
+// below r(N−1)/N = 0.7 ms (§21 item 3).
+func TestSteadyStateLagBound(t *testing.T) {
+	for _, c := range []struct {
+		hrtick bool
+		n      int
+		lo, hi float64 // µs
+	}{
+		{false, 2, 1900, 2000},
+		{false, 4, 2900, 3000},
+		{true, 2, 600, 710},
+	} {
+		cfg := config(t, "eevdf-6.18", 2, map[string]bool{HRTick: c.hrtick}, nil)
+		js := fmt.Sprintf(`{"tasks": {"hog": {"instance": %d, "cpus": [0], "run": 100000}}}`, c.n)
+		p := sim.DefaultParams()
+		p.CostContextSwitch = 0
+		e := runSim(t, sim.Config{Spec: spec(t, js), Sched: cfg, Params: p, Duration: 2e9, Check: true})
+		ns, _ := e.Class().(*EEVDF).MaxLag()
+		t.Logf("hrtick=%v N=%d: max |lag| %.1f µs", c.hrtick, c.n, ns/1e3)
+		if us := ns / 1e3; us < c.lo || us > c.hi {
+			t.Errorf("hrtick=%v N=%d: max |lag| %.1f µs, want [%g, %g]", c.hrtick, c.n, us, c.lo, c.hi)
+		}
+	}
+}
+
+// preemptions counts the wakeups of pid and those after which it ran at
+// once.
+func preemptions(t *testing.T, cfg *sched.Config, js string, pid int32) (preempted, wakes int) {
+	rec := &trace.Recorder{}
+	runSim(t, sim.Config{Spec: spec(t, js), Sched: cfg, Duration: 2e9, Sink: rec, Check: true})
+	for i, ev := range rec.Events {
+		if ev.Kind != trace.Wakeup || ev.PID != pid {
+			continue
+		}
+		wakes++
+		if n := rec.Events[i+1]; n.Kind == trace.Switch && n.NextPID == pid && n.TS == ev.TS {
+			preempted++
+		}
+	}
+	return preempted, wakes
+}
+
+// With the engine: a woken task with a shorter custom slice (0.2 ms) than
+// the running hog's (3 ms) preempts it, unless the hog's request ends even
+// sooner; one with a longer slice (5 ms) never does (6.12+; 6.6 ignores
+// custom slices). PLACE_LAG is off so that the wakee joins at zero lag
+// every time: with it, a wakee that slept while owed service makes a lone
+// curr ineligible and wins whatever its slice.
+func TestShortSliceWakeePreempts(t *testing.T) {
+	const js = `{"tasks": {"hog": {"dl-runtime": 3000, "run": 100000}, "w": {"dl-runtime": %d, "run": 100, "sleep": 1700}}}`
+	for _, p := range profiles {
+		cfg := config(t, p, 1, map[string]bool{PlaceLag: false}, nil)
+		shortP, n := preemptions(t, cfg, fmt.Sprintf(js, 200), 1002)
+		longP, m := preemptions(t, cfg, fmt.Sprintf(js, 5000), 1002)
+		t.Logf("%s: 0.2 ms slice preempted %d/%d wakeups, 5 ms slice %d/%d", p, shortP, n, longP, m)
+		if n < 400 || m < 400 {
+			t.Fatalf("%s: too few wakeups (%d, %d)", p, n, m)
+		}
+		if p == "eevdf-6.6" {
+			if shortP != longP {
+				t.Errorf("6.6 ignores custom slices, but the outcomes differ: %d vs %d", shortP, longP)
+			}
+			continue
+		}
+		if shortP < n*9/10 {
+			t.Errorf("%s: a shorter-slice wakee preempted only %d of %d times", p, shortP, n)
+		}
+		if longP != 0 {
+			t.Errorf("%s: a longer-slice wakee preempted %d of %d times", p, longP, m)
+		}
+	}
+}
+
+// PREEMPT_SHORT exactly: a hog with a 3 ms custom slice runs 0.2 ms into
+// its (protected) request; a wakee at zero lag with a 0.2 ms slice has the
+// earlier deadline and preempts only through PREEMPT_SHORT; a 5 ms wakee
+// never does.
+func TestPreemptShort(t *testing.T) {
+	for _, p := range []string{"eevdf-6.12", "eevdf-6.18"} {
+		for _, c := range []struct {
+			short bool
+			slice int64
+			want  bool
+		}{{true, 200000, true}, {false, 200000, false}, {true, 5000000, false}, {false, 5000000, false}} {
+			cl := newClass(t, p, map[string]bool{PreemptShort: c.short}, nil)
+			rq := &fakeRQ{}
+			hog := &sched.Task{PID: 1, Slice: 3000000}
+			cl.TaskNew(hog, nil)
+			cl.Fork(rq, nil, hog)
+			cl.Enqueue(rq, hog, 0)
+			schedule(cl, rq)
+			run(cl, rq, hog, 200000)
+			w := &sched.Task{PID: 2, Slice: c.slice}
+			cl.TaskNew(w, nil)
+			cl.Fork(rq, nil, w)
+			taskSE(w).initial = false
+			cl.Enqueue(rq, w, sched.EnqueueWakeup)
+			cl.CheckPreempt(rq, w, 0)
+			if rq.resched != c.want {
+				t.Errorf("%s PREEMPT_SHORT=%v, wakee slice %d: preempted %v, want %v", p, c.short, c.slice, rq.resched, c.want)
+			}
+		}
+	}
+}
+
+// A task forked onto a busy queue starts at zero lag: placed at V (§16).
+func TestNewTaskStartsWithZeroLag(t *testing.T) {
+	for _, p := range profiles {
+		c := newClass(t, p, nil, nil)
+		rq := &fakeRQ{}
+		ts := queueN(c, rq, 3, 0)
+		run(c, rq, ts[0], 2500000) // curr runs 2.5 ms: lags are now non-zero
+		child := newTask(c, 0)
+		c.Fork(rq, rq.curr, child)
+		c.Enqueue(rq, child, 0)
+		if ns, vl := Lag(child); vl != 0 || ns != 0 {
+			t.Errorf("%s: new task's lag %v ns (virtual %d), want 0", p, ns, vl)
+		}
+		if l, _ := Lag(ts[1]); l == 0 {
+			t.Errorf("%s: the waiting tasks should have non-zero lag", p)
+		}
+	}
+}
+
+func traceOf(t *testing.T, policy string, seed uint64) string {
+	rec := &trace.Recorder{}
+	runSim(t, sim.Config{Spec: spec(t, mixed), Sched: config(t, policy, 2, nil, nil), Duration: 5e8, Seed: seed, Sink: rec, Check: true})
+	var b strings.Builder
+	for _, ev := range rec.Events {
+		fmt.Fprintf(&b, "%+v\n", ev)
+	}
+	return b.String()
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, p := range profiles {
+		a, b, c := traceOf(t, p, 7), traceOf(t, p, 7), traceOf(t, p, 8)
+		if a != b {
+			t.Errorf("%s: same seed, different event streams", p)
+		}
+		if a == c {
+			t.Errorf("%s: different seeds, same event stream", p)
+		}
+	}
+}
+
+func simNew(t testing.TB, cfg *sched.Config, js string) (*sim.Engine, error) {
+	return sim.New(sim.Config{Spec: spec(t, js), Sched: cfg, Params: sim.DefaultParams(), Duration: 1e9, Check: true})
+}
