@@ -9,7 +9,7 @@ import (
 // and 2 workers on the same grid: on this 2-core machine the ratio is the
 // speed-up from parallel runs.
 func BenchmarkSweepWorkers(b *testing.B) {
-	g, err := ParseGrid("bench", []byte(`{"scenarios": ["wakeup-latency-make-j10"], "seeds": [1,2,3,4,5,6,7,8], "duration": "5s"}`))
+	g, err := ParseGrid("bench", []byte(`{"scenarios": ["wakeup-latency-make-j10"], "seeds": [1,2,3,4,5,6,7,8], "duration": "60s"}`))
 	if err != nil {
 		b.Fatal(err)
 	}
