@@ -37,6 +37,25 @@
 // PID's current task. PID 0 is the idle task and never reported. A task gets
 // a row once it appears in a Switch; its Comm is the newest comm the events
 // gave it (Comm, NextComm, ChildComm). Rows are not merged by comm.
+//
+// Recordings are incomplete in two ways the stream says (trace.Lost and
+// trace.BufferStart events, from a trace's lost-events lines and its
+// "CPU N buffer started" annotations):
+//
+//   - Lost events on a CPU: any task may have been switched in there
+//     unseen, so every pending wakeup or preemption is dropped (its next
+//     switch-in is not a sample), and the time slice of the task on that
+//     CPU is dropped (its end is unknown). Report.Gaps counts them.
+//
+//   - A CPU whose recording starts late: before that moment what ran there
+//     is unknown, so the statistics restart from it, as if the stream began
+//     there. Report.Restarts counts them; Report.RestartTS is the last.
+//
+// Report also counts, without changing the rules above, the scheduler
+// events seen on a CPU before its first Switch (BeforeFirstSwitch), the
+// tasks first seen leaving a CPU (UnknownStart: running when the recording
+// began, so that slice has no runtime) and the tasks that got the PID of
+// an earlier task (PIDReuse).
 package analyze
 
 import (
@@ -69,6 +88,20 @@ type Report struct {
 	// ascending so that equal rows come out in a fixed order.
 	Tasks  []TaskRow
 	Events int // events consumed
+
+	// Wasted is the CPU time (ns) during which a CPU ran its idle task
+	// while a task waited for one (woken or preempted, not yet switched
+	// in): the capacity "a Decade of Wasted Cores" counts. It is 0 on one
+	// CPU.
+	Wasted            int64
+	BeforeFirstSwitch int   // scheduler events on a CPU before that CPU's first Switch
+	UnknownStart      int   // tasks first seen leaving a CPU: that slice's start is unknown
+	PIDReuse          int   // tasks that reused the PID of an earlier task
+	Gaps              int   // Lost events
+	LostEvents        int64 // events the Lost events say were lost (where they say)
+	Restarts          int   // BufferStart events: the statistics restarted at each
+	RestartTS         int64 // when the last restart happened
+	BeforeRestart     int   // events consumed before the last restart (not in the statistics)
 }
 
 // ready says why a task off its CPU is waiting for one.
@@ -89,6 +122,7 @@ type task struct {
 	state    ready
 	readyTS  int64 // when state became woken or preempted
 	inTS     int64 // last switch-in, while onCPU
+	cpu      int32 // the CPU it is on, while onCPU
 
 	runtime          int64
 	switches         int
@@ -136,16 +170,80 @@ type Analyzer struct {
 
 	wakeups, timers   []int64
 	missed, unmatched int
+
+	gens                       map[int32]int32 // PID → task generations seen
+	switched                   []bool          // CPU → a Switch has been seen there
+	beforeSwitch, pidReuse     int
+	unknownStart               int
+	gaps, restarts, beforeLast int
+	lost, restartTS            int64
+
+	// Wasted capacity: CPU time during which a CPU was idle while a task
+	// waited (woken or preempted, not yet back on a CPU).
+	cur            []int32 // CPU → the task on it (0: idle), from switches
+	ncpu           int     // CPUs of the recording (SetCPUs), at least those seen
+	busy, waiting  int
+	lastTS, wasted int64
+	started        bool
 }
+
+// SetCPUs tells the analyzer how many CPUs the recording had, including
+// those that never show an event (an idle CPU does not): wasted capacity
+// counts them. Without it, the CPUs seen count.
+func (a *Analyzer) SetCPUs(n int) { a.ncpu = max(a.ncpu, n) }
+
+// setState changes a task's readiness, keeping count of the waiting tasks.
+func (a *Analyzer) setState(t *task, s ready) {
+	if (t.state != idle) != (s != idle) {
+		if s != idle {
+			a.waiting++
+		} else {
+			a.waiting--
+		}
+	}
+	t.state = s
+}
+
+// idleCPUs is the number of CPUs running the idle task.
+func (a *Analyzer) idleCPUs() int { return max(a.ncpu, len(a.cur)) - a.busy }
 
 // New returns an empty Analyzer.
 func New() *Analyzer {
-	return &Analyzer{live: map[int32]int{}, expiry: map[timerKey]int64{}}
+	return &Analyzer{live: map[int32]int{}, expiry: map[timerKey]int64{}, gens: map[int32]int32{}}
 }
 
 // Event implements trace.Sink.
 func (a *Analyzer) Event(e *trace.Event) {
 	a.events++
+	if !a.started {
+		a.started, a.lastTS = true, e.TS
+	} else if dt := e.TS - a.lastTS; dt > 0 {
+		a.wasted += dt * int64(min(a.idleCPUs(), a.waiting))
+		a.lastTS = e.TS
+	}
+	if e.Kind <= trace.Migrate && e.CPU >= 0 && e.CPU < 1<<16 {
+		for int(e.CPU) >= len(a.cur) {
+			a.cur = append(a.cur, 0)
+		}
+		if e.Kind == trace.Switch {
+			if (a.cur[e.CPU] != 0) != (e.NextPID != 0) {
+				if e.NextPID != 0 {
+					a.busy++
+				} else {
+					a.busy--
+				}
+			}
+			a.cur[e.CPU] = e.NextPID
+		}
+		for int(e.CPU) >= len(a.switched) {
+			a.switched = append(a.switched, false)
+		}
+		if e.Kind == trace.Switch {
+			a.switched[e.CPU] = true
+		} else if !a.switched[e.CPU] {
+			a.beforeSwitch++
+		}
+	}
 	switch e.Kind {
 	case trace.Waking, trace.Wakeup, trace.WakeupNew:
 		if e.PID == 0 {
@@ -156,7 +254,8 @@ func (a *Analyzer) Event(e *trace.Event) {
 		// sched_wakeup after its sched_waking a no-op and lets a lone
 		// sched_wakeup (old kernels) start it.
 		if !t.onCPU && t.state == idle {
-			t.state, t.readyTS = woken, e.TS
+			a.setState(t, woken)
+			t.readyTS = e.TS
 		}
 	case trace.Switch:
 		a.switchEvent(e)
@@ -171,7 +270,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		if e.PID != 0 {
 			t := a.tasks.at(a.task(e.PID, e.Comm, false))
 			t.exited = true
-			t.state = idle
+			a.setState(t, idle)
 		}
 	case trace.Migrate:
 		if e.PID != 0 {
@@ -182,7 +281,42 @@ func (a *Analyzer) Event(e *trace.Event) {
 		if e.PID != 0 {
 			a.task(e.PID, e.Comm, true)
 		}
+	case trace.Lost:
+		a.gap(e)
+	case trace.BufferStart:
+		a.restart(e.TS)
 	}
+}
+
+// gap drops what lost events on e.CPU may have ended: every pending
+// wakeup or preemption, and the time slice of the task on that CPU.
+func (a *Analyzer) gap(e *trace.Event) {
+	a.gaps++
+	if e.Seq > 0 {
+		a.lost += e.Seq
+	}
+	for _, i := range a.live { // order does not matter: each task is reset alone
+		t := a.tasks.at(i)
+		a.setState(t, idle)
+		if t.onCPU && t.cpu == e.CPU {
+			t.onCPU = false
+		}
+	}
+}
+
+// restart forgets everything but the counts of what was repaired, so the
+// statistics describe the stream from ts on.
+func (a *Analyzer) restart(ts int64) {
+	n := New()
+	n.events = a.events
+	n.beforeLast = a.events - 1 // not the BufferStart event itself
+	n.restarts, n.restartTS = a.restarts+1, ts
+	n.gaps, n.lost = a.gaps, a.lost
+	n.beforeSwitch, n.pidReuse, n.unknownStart = a.beforeSwitch, a.pidReuse, a.unknownStart
+	n.switched, n.ncpu = a.switched, a.ncpu
+	n.cur, n.busy = a.cur, a.busy // what runs where is still the best guess
+	n.started, n.lastTS = true, ts
+	*a = *n
 }
 
 // task returns the index of pid's current task, creating one if there is
@@ -203,8 +337,12 @@ func (a *Analyzer) newTask(pid int32, comm string) int {
 		// The old generation's end went unseen, so its last time slice has
 		// no known end: drop it rather than count it up to Finish.
 		a.tasks.at(i).onCPU = false
-		a.tasks.at(i).state = idle
+		a.setState(a.tasks.at(i), idle)
 	}
+	if a.gens[pid] > 0 {
+		a.pidReuse++
+	}
+	a.gens[pid]++
 	i := a.tasks.add(task{pid: pid, comm: comm})
 	a.live[pid] = i
 	return i
@@ -220,6 +358,9 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 	}
 	if prev >= 0 {
 		t := a.tasks.at(prev)
+		if !t.switched && !t.onCPU {
+			a.unknownStart++
+		}
 		t.switched = true
 		// A task first seen leaving a CPU ran from an unknown time: no runtime.
 		if t.onCPU {
@@ -228,10 +369,11 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 		}
 		// Whatever was pending belonged to a state the task has left (a
 		// wakeup we saw before learning it was running, say).
-		t.state = idle
+		a.setState(t, idle)
 		switch e.PrevState {
 		case trace.Running:
-			t.state, t.readyTS = preempted, e.TS
+			a.setState(t, preempted)
+			t.readyTS = e.TS
 		case trace.Dead:
 			delete(a.live, e.PID)
 		}
@@ -250,11 +392,11 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 			if t.delays == 1 || d > t.maxDelay {
 				t.maxDelay, t.maxStart, t.maxEnd = d, t.readyTS, e.TS
 			}
-			t.state = idle
+			a.setState(t, idle)
 		}
 		// A switch-in while we think the task is on a CPU means its
 		// switch-out was lost; the slice's end is unknown, so it is dropped.
-		t.onCPU, t.inTS = true, e.TS
+		t.onCPU, t.inTS, t.cpu = true, e.TS, e.CPU
 	}
 }
 
@@ -284,12 +426,26 @@ func (a *Analyzer) mark(e *trace.Event) {
 // usable: it may be called again, with or without more events, and the same
 // input always gives an identical Report.
 func (a *Analyzer) Finish(end int64) Report {
+	wasted := a.wasted
+	if a.started && end > a.lastTS {
+		wasted += (end - a.lastTS) * int64(min(a.idleCPUs(), a.waiting))
+	}
 	r := Report{
 		TimerLatency:   Summarise(a.timers),
 		TimerMissed:    a.missed,
 		TimerUnmatched: a.unmatched,
 		WakeupLatency:  Summarise(a.wakeups),
 		Events:         a.events,
+
+		Wasted:            wasted,
+		BeforeFirstSwitch: a.beforeSwitch,
+		UnknownStart:      a.unknownStart,
+		PIDReuse:          a.pidReuse,
+		Gaps:              a.gaps,
+		LostEvents:        a.lost,
+		Restarts:          a.restarts,
+		RestartTS:         a.restartTS,
+		BeforeRestart:     a.beforeLast,
 	}
 	for i := 0; i < a.tasks.len(); i++ {
 		t := a.tasks.at(i)
@@ -316,6 +472,12 @@ func (a *Analyzer) Finish(end int64) Report {
 	}
 	sortRows(r.Tasks)
 	return r
+}
+
+// Samples returns copies of the timer-latency and wakeup-latency samples
+// (ns) so far, in the order they were taken: what a CDF is drawn from.
+func (a *Analyzer) Samples() (timer, wakeup []int64) {
+	return slices.Clone(a.timers), slices.Clone(a.wakeups)
 }
 
 func sortRows(rows []TaskRow) {

@@ -353,3 +353,91 @@ func BenchmarkAnalyzer(b *testing.B) {
 		a.Event(&e)
 	}
 }
+
+// TestRecordingRepairs: lost events and late CPU buffers (trace.Lost and
+// trace.BufferStart, from a trace's annotations), tasks already running
+// when the recording starts, and PID reuse.
+func TestRecordingRepairs(t *testing.T) {
+	R, S := trace.Running, trace.Sleeping
+	sw := func(ts int64, cpu int32, prev int32, st trace.TaskState, next int32) trace.Event {
+		e := switchTo(ts, prev, st, next, "")
+		e.CPU = cpu
+		return e
+	}
+	t.Run("lost", func(t *testing.T) {
+		got := run([]trace.Event{
+			sw(0, 0, 0, R, 1),
+			sw(0, 1, 0, R, 2),
+			waking(100, 3),
+			sw(200, 0, 1, R, 0), // 1 preempted
+			{TS: 300, CPU: 1, Kind: trace.Lost, Seq: 40}, // 3's wakeup and 1's preemption may have ended unseen; 2's slice too
+			sw(400, 1, 2, S, 3),                          // no sample for 3, no runtime for 2
+			sw(500, 0, 0, R, 1),                          // no delay for 1
+			{TS: 600, CPU: 0, Kind: trace.Lost},          // count unknown
+			waking(700, 2),
+			sw(800, 1, 3, S, 2), // a sample: 100
+		}, 1000)
+		if got.Gaps != 2 || got.LostEvents != 40 || got.WakeupLatency.Count != 1 || got.WakeupLatency.Max != 100 {
+			t.Errorf("report %+v", got)
+		}
+		for _, r := range got.Tasks {
+			switch r.PID {
+			case 1:
+				if r.Runtime != 200 || r.Delays != 0 { // its slice from 500 ended in the loss on CPU 0
+					t.Errorf("task 1 %+v", r)
+				}
+			case 2:
+				if r.Runtime != 200 || r.Delays != 1 { // only after its wakeup at 700
+					t.Errorf("task 2 %+v", r)
+				}
+			}
+		}
+	})
+	t.Run("late buffer", func(t *testing.T) {
+		got := run([]trace.Event{
+			sw(0, 1, 0, R, 5),
+			waking(10, 6),
+			sw(20, 1, 5, R, 6), // a sample before the restart: forgotten
+			mark(30, trace.TimerExpiry, 1, 1, 30),
+			{TS: 50, CPU: 0, Kind: trace.BufferStart},
+			sw(50, 0, 7, S, 0), // 7 was running: unknown start
+			mark(60, trace.CallbackStart, 1, 1, 0),
+			waking(70, 7),
+			sw(90, 0, 0, R, 7), // sample 20
+		}, 100)
+		if got.Restarts != 1 || got.RestartTS != 50 || got.BeforeRestart != 4 || got.Events != 9 {
+			t.Errorf("restart counts %+v", got)
+		}
+		if got.WakeupLatency.Count != 1 || got.WakeupLatency.Max != 20 || got.TimerLatency.Count != 0 || got.TimerUnmatched != 1 {
+			t.Errorf("statistics %+v", got)
+		}
+		if got.UnknownStart != 1 || len(got.Tasks) != 1 { // 7 only: 5 and 6 were forgotten
+			t.Errorf("tasks %+v, unknown start %d", got.Tasks, got.UnknownStart)
+		}
+	})
+	t.Run("counts", func(t *testing.T) {
+		got := run([]trace.Event{
+			waking(0, 1),    // before CPU 0's first switch
+			wakeupNew(0, 2), // ditto
+			sw(10, 0, 9, S, 1),
+			fork(20, 1, 3, "c"),
+			exit(30, 3),
+			fork(40, 1, 3, "c2"), // PID 3 again
+		}, 50)
+		if got.BeforeFirstSwitch != 2 || got.PIDReuse != 1 || got.UnknownStart != 1 {
+			t.Errorf("counts %+v", got)
+		}
+	})
+}
+
+func TestSamples(t *testing.T) {
+	a := New()
+	for _, e := range []trace.Event{waking(0, 1), switchTo(30, 0, trace.Running, 1, "a"), mark(40, trace.TimerExpiry, 1, 1, 35), mark(50, trace.CallbackStart, 1, 1, 0)} {
+		a.Event(&e)
+	}
+	timer, wakeup := a.Samples()
+	a.Finish(60) // sorts its own copies only
+	if !reflect.DeepEqual(timer, []int64{15}) || !reflect.DeepEqual(wakeup, []int64{30}) {
+		t.Errorf("samples %v %v", timer, wakeup)
+	}
+}

@@ -164,10 +164,12 @@ func (w *Writer) Event(e *Event) {
 		b = append(b, " prev_prio="...)
 		b = strconv.AppendInt(b, int64(e.Prio), 10)
 		b = append(b, " prev_state="...)
-		switch e.PrevState {
-		case Running:
+		switch {
+		case e.PID == 0: // the idle task is always runnable, never preempted
+			b = append(b, 'R')
+		case e.PrevState == Running:
 			b = append(b, "R+"...)
-		case Dead:
+		case e.PrevState == Dead:
 			b = append(b, 'X')
 		default:
 			b = append(b, e.PrevState.Letter()...)
@@ -253,7 +255,7 @@ func (w *Writer) prefix(b []byte, ctx ctxTask, e *Event, flags, name string) []b
 	for i := len(comm); i < 16; i++ {
 		b = append(b, ' ')
 	}
-	b = append(b, comm...)
+	b = appendClean(b, comm)
 	b = append(b, '-')
 	n := len(b)
 	b = strconv.AppendInt(b, int64(ctx.pid), 10)
@@ -292,7 +294,20 @@ func appendComm(b []byte, comm string, pid, cpu int32) []byte {
 	case comm == "":
 		return append(b, "<...>"...)
 	}
-	return append(b, comm...)
+	return appendClean(b, comm)
+}
+
+// appendClean appends s with control characters (a newline would end the
+// line) replaced by '?'.
+func appendClean(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			b = append(b, '?')
+		} else {
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 func appendTask(b []byte, key, comm string, pid, cpu int32) []byte {

@@ -2,6 +2,7 @@
 //
 //	schedlab reproduce [ID...] [--json]
 //	schedlab run SCENARIO|FILE.json [--policy P] [--features F] [--set NAME=VALUE]...
+//	schedlab analyze TRACE [--json] [--hist] [--html FILE] [--timeline D] [--tasks N]
 //	schedlab features [--policy P]
 //	schedlab scenarios
 //	schedlab scenario show NAME
@@ -33,7 +34,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError

@@ -56,6 +56,9 @@ func TestBadInput(t *testing.T) {
 	unknownEvent := writeFile(t, "ev.json", `{"tasks": {"a": {"run": 10, "lock0": "m"}}}`)
 	unknownKey := writeFile(t, "key.json", `{"tasks": {"a": {"run": 10, "priorty": 3}}}`)
 	badFork := writeFile(t, "fork.json", `{"tasks": {"a": {"run": 10, "fork": "ghost"}}}`)
+	emptyTrace := writeFile(t, "empty.txt", "")
+	notTrace := writeFile(t, "notes.txt", "shopping list\n- eggs\n- milk\n")
+	garbage := writeFile(t, "garbage.bin", "\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -80,6 +83,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 		{"features of unknown policy", []string{"features", "--policy", "x"}, []string{`"x"`, "cfs-2.6.35"}},
 		{"show unknown scenario", []string{"scenario", "show", "x"}, []string{`"x"`, "two-hogs"}},
+		{"analyze missing trace", []string{"analyze", "/nonexistent/trace.txt"}, []string{"/nonexistent/trace.txt"}},
+		{"analyze empty trace", []string{"analyze", emptyTrace}, []string{"empty.txt"}},
+		{"analyze a text that is not a trace", []string{"analyze", notTrace}, []string{"notes.txt"}},
+		{"analyze binary garbage", []string{"analyze", garbage}, []string{"garbage.bin"}},
 	} {
 		stdout, stderr, code := schedlab(t, c.args...)
 		if code != 2 {

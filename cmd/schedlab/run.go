@@ -15,6 +15,7 @@ func runCmd() *cobra.Command {
 	var asJSON, hist bool
 	var tasks int
 	var params []string
+	var out outputs
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
 		Short: "Simulate a workload and report its latencies",
@@ -25,8 +26,21 @@ func runCmd() *cobra.Command {
 			if o.Params, err = parseParams(params); err != nil {
 				return err
 			}
+			if o.Sink, err = out.open(runMeta(a[0], o), o.CPUs); err != nil {
+				return err
+			}
 			r, err := lab.Simulate(o)
+			var end int64
+			if r != nil {
+				end = r.SimNS
+			}
+			if cerr := out.close(end, err); err == nil {
+				err = cerr
+			}
 			if err != nil {
+				return err
+			}
+			if err := out.writeHTML("schedlab run "+a[0], r); err != nil {
 				return err
 			}
 			if asJSON {
@@ -49,5 +63,6 @@ func runCmd() *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
+	out.flags(cmd, true)
 	return cmd
 }
