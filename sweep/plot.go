@@ -6,18 +6,22 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"schedlab/report"
 )
 
 // WriteSVG plots the table along its main axis: per configuration, the
 // mean average and p99 latency over seeds with their 95 % intervals. It is
 // a self-contained SVG (no fonts or scripts fetched), for papers and READMEs.
 func (t *Table) WriteSVG(w io.Writer) error {
+	// The right margin leaves room for the last slanted label; the
+	// minimum width for the title.
 	const (
-		left, right, top, bottom = 70, 20, 40, 150
+		left, right, top, bottom = 70, 120, 40, 150
 		step, height             = 70, 300
 	)
 	n := len(t.Rows)
-	width := left + right + step*max(n, 1)
+	width := max(560, left+right+step*max(n, 1))
 	ymax := 0.0
 	for _, r := range t.Rows {
 		for _, s := range []Stat{r.Avg, r.P99} {
@@ -77,4 +81,27 @@ func niceCeil(v float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// Page is the merged sweep as an HTML report page: the table and the plot.
+func (t *Table) Page(dir string) *report.Page {
+	tbl := report.Table{Caption: "Per configuration: mean over seeds ± half-width of the 95 % confidence interval (µs).",
+		Columns: []string{"configuration", "runs", "failed", "metric", "avg", "p99", "max"}}
+	for _, r := range t.Rows {
+		tbl.Rows = append(tbl.Rows, []string{t.Label(r), fmt.Sprint(r.Runs), fmt.Sprint(r.Failed), r.Metric, ci(r.Avg), ci(r.P99), ci(r.Max)})
+	}
+	var svg strings.Builder
+	t.WriteSVG(&svg)
+	sec := report.Section{Title: "Results", Tables: []report.Table{tbl},
+		Figures: []report.Figure{{Name: "sweep", SVG: svg.String(), Wide: true,
+			Caption: "Mean average (●) and p99 (▲) latency per configuration, with 95 % intervals over seeds."}}}
+	if len(t.Axis) > 0 {
+		sec.Paragraphs = []string{"Varying: " + strings.Join(t.Axis, ", ") + "."}
+	}
+	for _, r := range t.Rows {
+		for _, e := range r.Errors {
+			sec.Paragraphs = append(sec.Paragraphs, "failed: "+t.Label(r)+": "+e)
+		}
+	}
+	return &report.Page{Title: "schedlab sweep", Subtitle: dir, Sections: []report.Section{sec}}
 }

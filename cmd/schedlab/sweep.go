@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedlab/lab"
+	"schedlab/report"
 	"schedlab/sweep"
 )
 
@@ -120,7 +121,7 @@ func sweepProgress() func(sweep.Progress) {
 
 func sweepMergeCmd() *cobra.Command {
 	var asCSV, asJSON bool
-	var svg string
+	var svg, htmlFile string
 	cmd := &cobra.Command{
 		Use:   "merge DIR",
 		Short: "Summarise a sweep's results: per configuration, mean and 95% interval over seeds",
@@ -143,6 +144,19 @@ func sweepMergeCmd() *cobra.Command {
 					return err
 				}
 			}
+			if htmlFile != "" {
+				f, err := os.Create(htmlFile)
+				if err != nil {
+					return err
+				}
+				if err := report.WriteHTML(f, t.Page(a[0])); err != nil {
+					f.Close()
+					return err
+				}
+				if err := f.Close(); err != nil {
+					return err
+				}
+			}
 			switch {
 			case asJSON:
 				enc := json.NewEncoder(os.Stdout)
@@ -157,5 +171,6 @@ func sweepMergeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asCSV, "csv", false, "print CSV")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&svg, "svg", "", "also write a plot of the grid's main axis to this SVG file")
+	cmd.Flags().StringVar(&htmlFile, "html", "", "also write the table and plot as a self-contained HTML file")
 	return cmd
 }

@@ -42,7 +42,11 @@ func TestShardsMergeLikeOneProcess(t *testing.T) {
 	if len(files) != 24 {
 		t.Fatalf("shards wrote %d results, want 24", len(files))
 	}
-	a, _, _ := schedlab(t, "sweep", "merge", whole, "--csv")
+	page := filepath.Join(t.TempDir(), "sweep.html")
+	a, _, _ := schedlab(t, "sweep", "merge", whole, "--csv", "--html", page)
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "<svg") || !strings.Contains(string(html), "sigev-thread") {
+		t.Fatalf("sweep merge --html: %v", err)
+	}
 	b, _, _ := schedlab(t, "sweep", "merge", sharded, "--csv")
 	if a != b || strings.Count(a, "\n") != 9 {
 		t.Fatalf("merged tables differ or are short:\n%s\n---\n%s", a, b)
