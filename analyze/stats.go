@@ -84,16 +84,10 @@ func (h *Log2Hist) Add(ns int64) {
 	h.Buckets[i]++
 }
 
-// Write prints the histogram as runqlat does, with unit as the header's
-// label (the buckets are always microseconds): the header
-// "     usecs               : count    distribution", then one
-// "%10d -> %-10d : %-8d |%-40s|" row per bucket with stars proportional to
-// the largest bucket. Leading and trailing empty buckets are omitted, and an
-// empty histogram prints nothing. As in runqlat, when the last bucket is
-// above 32 the columns widen to 20 and the bar halves.
-func (h Log2Hist) Write(w io.Writer, unit string) error {
-	first, last := -1, -1
-	var peak int64
+// Span returns the first and last non-empty buckets (−1, −1 when empty)
+// and the largest count, the range a histogram is drawn over.
+func (h Log2Hist) Span() (first, last int, peak int64) {
+	first, last = -1, -1
 	for i, c := range h.Buckets {
 		if c > 0 {
 			if first < 0 {
@@ -103,6 +97,18 @@ func (h Log2Hist) Write(w io.Writer, unit string) error {
 			peak = max(peak, c)
 		}
 	}
+	return first, last, peak
+}
+
+// Write prints the histogram as runqlat does, with unit as the header's
+// label (the buckets are always microseconds): the header
+// "     usecs               : count    distribution", then one
+// "%10d -> %-10d : %-8d |%-40s|" row per bucket with stars proportional to
+// the largest bucket. Leading and trailing empty buckets are omitted, and an
+// empty histogram prints nothing. As in runqlat, when the last bucket is
+// above 32 the columns widen to 20 and the bar halves.
+func (h Log2Hist) Write(w io.Writer, unit string) error {
+	first, last, peak := h.Span()
 	if last < 0 {
 		return nil
 	}

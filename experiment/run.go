@@ -77,9 +77,9 @@ type job struct {
 	opts lab.Options
 }
 
-// options builds the lab options of a row: the experiment's settings with
-// the row's switch added, nothing else.
-func (e *Experiment) options(r Row, seed uint64) lab.Options {
+// Options builds the lab options of one run of a row: the experiment's
+// settings with the row's switch added, nothing else.
+func (e *Experiment) Options(r Row, seed uint64) lab.Options {
 	params := maps.Clone(e.Params)
 	if params == nil {
 		params = map[string]string{}
@@ -98,7 +98,7 @@ func Run(exps []*Experiment, workers int, progress func(done, total int)) ([]*Re
 	for ei, e := range exps {
 		for ri, r := range e.Rows {
 			for s := 1; s <= e.Runs; s++ {
-				jobs = append(jobs, job{exp: ei, row: ri, seed: uint64(s), opts: e.options(r, uint64(s))})
+				jobs = append(jobs, job{exp: ei, row: ri, seed: uint64(s), opts: e.Options(r, uint64(s))})
 			}
 		}
 	}

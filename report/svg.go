@@ -228,17 +228,7 @@ func HistChart(title string, h analyze.Log2Hist, color string) string {
 	var b svgBuilder
 	b.open(W, H, "chart hist", title)
 	b.title(W, title)
-	first, last := -1, -1
-	var peak int64
-	for i, c := range h.Buckets {
-		if c > 0 {
-			if first < 0 {
-				first = i
-			}
-			last = i
-			peak = max(peak, c)
-		}
-	}
+	first, last, peak := h.Span()
 	if last < 0 {
 		b.text(W/2, H/2, "middle", mutedColor, 13, "no samples")
 		b.WriteString("</svg>")

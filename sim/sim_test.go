@@ -8,32 +8,19 @@ import (
 
 	"schedlab/sched"
 	"schedlab/sched/cfs"
+	"schedlab/internal/simtest"
 	"schedlab/sim"
 	"schedlab/trace"
-	"schedlab/workload"
 )
 
-func spec(t testing.TB, js string) *workload.Spec {
-	t.Helper()
-	s, err := workload.Parse("test.json", []byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
-func schedConfig(t testing.TB, policy string, ncpu int, feats map[string]bool, set map[string]int64) *sched.Config {
-	t.Helper()
-	prof, err := sched.Lookup(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := prof.NewConfig(ncpu, feats, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
+
+// The shared helpers, under the names these tests use.
+var (
+	spec        = simtest.Spec
+	schedConfig = simtest.Config
+	run         = simtest.Run
+)
 
 // wrapped returns a cfs-2.6.35 configuration whose class is probe, a
 // test's wrapper that sees every hook call; set hands it the real class.
@@ -49,20 +36,6 @@ func wrapped(t testing.TB, probe sched.Class, set func(sched.Class)) *sched.Conf
 	return cfg
 }
 
-func run(t testing.TB, cfg sim.Config) *sim.Engine {
-	t.Helper()
-	if cfg.Params.HZ == 0 {
-		cfg.Params = sim.DefaultParams()
-	}
-	e, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
 
 func shares(e *sim.Engine) map[int]float64 {
 	rt := e.TaskRuntime()

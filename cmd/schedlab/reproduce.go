@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -113,7 +112,7 @@ func reproduceFigures(exps []*experiment.Experiment, results []*experiment.Resul
 					rec = analyze.NewTimelineRecorder(int64(100 * time.Millisecond))
 					sink = trace.Tee{an, rec}
 				}
-				o := rowOptions(e, e.Rows[j.row], j.seed)
+				o := e.Options(e.Rows[j.row], j.seed)
 				o.Sink = sink
 				r, err := lab.Simulate(o)
 				outs[i] = out{run: r, err: err}
@@ -199,15 +198,3 @@ func reproduceFigures(exps []*experiment.Experiment, results []*experiment.Resul
 	return nil
 }
 
-// rowOptions are the lab options of one run of a row, built as
-// experiment builds them (checked against its figures above).
-func rowOptions(e *experiment.Experiment, r experiment.Row, seed uint64) lab.Options {
-	params := maps.Clone(e.Params)
-	if params == nil {
-		params = map[string]string{}
-	}
-	maps.Copy(params, r.Params)
-	feats := strings.Trim(e.Features+","+r.Features, ",")
-	return lab.Options{Workload: e.Scenario, Params: params, Policy: e.Policy, Features: feats,
-		Set: append(append([]string{}, e.Set...), r.Set...), Duration: e.Duration, Seed: seed}
-}

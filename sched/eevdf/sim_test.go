@@ -6,50 +6,23 @@ import (
 	"strings"
 	"testing"
 
+	"schedlab/internal/simtest"
 	"schedlab/sched"
 	"schedlab/sim"
 	"schedlab/trace"
-	"schedlab/workload"
 )
 
 var profiles = []string{"eevdf-6.6", "eevdf-6.12", "eevdf-6.18"}
 
-func spec(t testing.TB, js string) *workload.Spec {
-	t.Helper()
-	s, err := workload.Parse("test.json", []byte(js))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// The shared helpers, under the names these tests use.
+var (
+	spec   = simtest.Spec
+	config = simtest.Config
+	runSim = simtest.Run
+)
 
-func config(t testing.TB, policy string, ncpu int, feats map[string]bool, set map[string]int64) *sched.Config {
-	t.Helper()
-	prof, err := sched.Lookup(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := prof.NewConfig(ncpu, feats, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
 
-func runSim(t testing.TB, c sim.Config) *sim.Engine {
-	t.Helper()
-	if c.Params.HZ == 0 {
-		c.Params = sim.DefaultParams()
-	}
-	e, err := sim.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
+
 
 // mixed has a nice mix of hogs, sleepers with short and long sleeps,
 // forks (SIGEV_THREAD), a yielder, a task that renices itself, custom
