@@ -6,14 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"schedlab/internal/simtest"
 	"schedlab/sched"
 	"schedlab/sched/cfs"
-	"schedlab/internal/simtest"
 	"schedlab/sim"
 	"schedlab/trace"
 )
-
-
 
 // The shared helpers, under the names these tests use.
 var (
@@ -35,7 +33,6 @@ func wrapped(t testing.TB, probe sched.Class, set func(sched.Class)) *sched.Conf
 	cfg.Profile = &prof
 	return cfg
 }
-
 
 func shares(e *sim.Engine) map[int]float64 {
 	rt := e.TaskRuntime()

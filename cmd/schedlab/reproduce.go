@@ -197,4 +197,3 @@ func reproduceFigures(exps []*experiment.Experiment, results []*experiment.Resul
 	}
 	return nil
 }
-

@@ -21,9 +21,6 @@ var (
 	runSim = simtest.Run
 )
 
-
-
-
 // mixed has a nice mix of hogs, sleepers with short and long sleeps,
 // forks (SIGEV_THREAD), a yielder, a task that renices itself, custom
 // slices, and two groups with different shares.
