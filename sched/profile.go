@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,4 +265,36 @@ func (c *Config) Reconstructions() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Values of sched_tunable_scaling.
+const (
+	ScalingNone   = 0
+	ScalingLog    = 1
+	ScalingLinear = 2
+)
+
+// ScaleFactor is the kernel's boot-time multiplier of the CPU-scaled
+// tunables (update_sysctl, get_update_sysctl_factor) for 2.6.26 on: with
+// ncpu capped at 8, 1 (none), ncpu (linear) or 1+log2(ncpu) (log, the
+// default). More CPUs mean a longer latency target.
+func ScaleFactor(mode int64, ncpu int) int64 {
+	n := int64(min(max(ncpu, 1), 8))
+	switch mode {
+	case ScalingNone:
+		return 1
+	case ScalingLinear:
+		return n
+	}
+	return 1 + int64(bits.Len64(uint64(n))-1)
+}
+
+// ScaleTunables sets every Scaled tunable the user left alone to its
+// normalized default times factor.
+func (c *Config) ScaleTunables(userSet map[string]bool, factor int64) {
+	for _, t := range c.Profile.Tunables {
+		if t.Scaled && !userSet[t.Name] {
+			c.Tunables[t.Name] = t.Default * factor
+		}
+	}
 }

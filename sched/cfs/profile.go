@@ -15,7 +15,6 @@ package cfs
 
 import (
 	"fmt"
-	"math/bits"
 
 	"schedlab/sched"
 )
@@ -73,13 +72,6 @@ const (
 	ForkStaleClock  = "fork_stale_clock"
 )
 
-// Scaling modes of sched_tunable_scaling.
-const (
-	scaleNone   = 0
-	scaleLog    = 1
-	scaleLinear = 2
-)
-
 func tunables2635(minGran int64, staleFork int64) []sched.Tunable {
 	return []sched.Tunable{
 		{Name: Latency, Default: 6000000, Unit: "ns", Min: 100000, Max: 1000000000, Scaled: true,
@@ -92,7 +84,7 @@ func tunables2635(minGran int64, staleFork int64) []sched.Tunable {
 			Doc: "derived: ceil(sched_latency_ns / sched_min_granularity_ns); also gates buddies"},
 		{Name: ChildRunsFirst, Default: 0, Min: 0, Max: 1, Doc: "after fork, swap vruntimes so the child runs before the parent"},
 		{Name: CompatYield, Default: 0, Min: 0, Max: 1, Doc: "sched_yield moves the task to the right end of the tree"},
-		{Name: TunableScaling, Default: scaleLog, Choices: []int64{scaleNone, scaleLog, scaleLinear},
+		{Name: TunableScaling, Default: sched.ScalingLog, Choices: []int64{sched.ScalingNone, sched.ScalingLog, sched.ScalingLinear},
 			Doc: "how latency/granularity scale with CPUs: 0 none, 1 1+log2(ncpu), 2 ncpu (ncpu capped at 8)"},
 		{Name: MigrationCost, Default: 500000, Unit: "ns", Min: 0, Max: 1 << 40, Doc: "SMP only: a task that ran this recently is cache-hot"},
 		{Name: SharesRatelimit, Default: 250000, Unit: "ns", Min: 0, Max: 1 << 40, Scaled: true, Doc: "SMP only: minimum interval between group share updates"},
@@ -123,19 +115,6 @@ func init() {
 	})
 }
 
-// scaleFactor is the boot-time multiplier of the scaled tunables
-// (update_sysctl): more CPUs mean a longer latency target.
-func scaleFactor(mode int64, ncpu int) int64 {
-	n := int64(min(ncpu, 8))
-	switch mode {
-	case scaleNone:
-		return 1
-	case scaleLinear:
-		return n
-	}
-	return 1 + int64(bits.Len64(uint64(n))-1)
-}
-
 // resolve applies the CPU-count scaling to tunables the user left at their
 // normalized defaults and derives sched_nr_latency as the sysctl handler
 // does, so that --set sched_min_granularity_ns=750000 gives 8 as 0bf377bbb0be
@@ -144,12 +123,7 @@ func resolve(cfg *sched.Config, userSet map[string]bool) error {
 	if userSet[NrLatency] {
 		return fmt.Errorf("tunable %s is derived from %s and %s; set those instead", NrLatency, Latency, MinGranularity)
 	}
-	f := scaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU)
-	for _, t := range cfg.Profile.Tunables {
-		if t.Scaled && !userSet[t.Name] {
-			cfg.Tunables[t.Name] = t.Default * f
-		}
-	}
+	cfg.ScaleTunables(userSet, sched.ScaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU))
 	lat, gran := cfg.Tunables[Latency], cfg.Tunables[MinGranularity]
 	cfg.Tunables[NrLatency] = (lat + gran - 1) / gran
 	return nil

@@ -230,7 +230,7 @@ func New(cfg *sched.Config) (sched.Class, error) {
 	}
 	// normalized_sysctl_sched_base_slice: the unscaled value, which
 	// protection uses without RUN_TO_PARITY (§11).
-	c.normSlice = c.baseSlice / scaleFactor(cfg.Tunable(TunableScaling), cfg.NCPU)
+	c.normSlice = c.baseSlice / sched.ScaleFactor(cfg.Tunable(TunableScaling), cfg.NCPU)
 	for i := 0; i < cfg.NCPU; i++ {
 		r := &cpuRQ{id: i}
 		r.root.cpu = r

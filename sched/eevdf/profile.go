@@ -2,7 +2,6 @@ package eevdf
 
 import (
 	"fmt"
-	"math/bits"
 
 	"schedlab/sched"
 )
@@ -50,13 +49,6 @@ const (
 	TickNsec       = "tick_nsec"
 	Sublevel       = "kernel_sublevel"
 	GroupShares    = "group_shares_split"
-)
-
-// Scaling modes of sched_tunable_scaling.
-const (
-	scaleNone   = 0
-	scaleLog    = 1
-	scaleLinear = 2
 )
 
 // fdesc is one row of the feature table: which generations have the
@@ -125,7 +117,7 @@ func tunables(gen int, baseSlice int64) []sched.Tunable {
 	t := []sched.Tunable{
 		{Name: BaseSlice, Default: baseSlice, Unit: "ns", Min: 10000, Max: 1000000000, Scaled: true,
 			Doc: "request size of every task without a custom slice (normalized value; scaled by the CPU-count factor)"},
-		{Name: TunableScaling, Default: scaleLog, Choices: []int64{scaleNone, scaleLog, scaleLinear},
+		{Name: TunableScaling, Default: sched.ScalingLog, Choices: []int64{sched.ScalingNone, sched.ScalingLog, sched.ScalingLinear},
 			Doc: "how the base slice scales with CPUs: 0 none, 1 1+log2(ncpu), 2 ncpu (ncpu capped at 8)"},
 		{Name: MigrationCost, Default: 500000, Unit: "ns", Min: 0, Max: 1 << 40,
 			Doc: "NEXT_BUDDY sync-wakeup test (6.18.35) and cache-hotness (SMP)"},
@@ -168,27 +160,9 @@ func init() {
 	})
 }
 
-// scaleFactor is the boot-time multiplier of the base slice
-// (get_update_sysctl_factor): 1.4 ms on the 2-CPU host.
-func scaleFactor(mode int64, ncpu int) int64 {
-	n := int64(min(max(ncpu, 1), 8))
-	switch mode {
-	case scaleNone:
-		return 1
-	case scaleLinear:
-		return n
-	}
-	return 1 + int64(bits.Len64(uint64(n))-1)
-}
-
 // resolve scales the base slice unless the user set it.
 func resolve(cfg *sched.Config, userSet map[string]bool) error {
-	f := scaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU)
-	for _, t := range cfg.Profile.Tunables {
-		if t.Scaled && !userSet[t.Name] {
-			cfg.Tunables[t.Name] = t.Default * f
-		}
-	}
+	cfg.ScaleTunables(userSet, sched.ScaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU))
 	if cfg.Tunables[BaseSlice] <= 0 {
 		return fmt.Errorf("%s must be positive", BaseSlice)
 	}
