@@ -9,7 +9,9 @@
 //
 //   - Timer latency: for each CallbackStart mark, the TimerExpiry mark with
 //     the same (Timer, Seq) is found and the sample is CallbackStart.TS minus
-//     TimerExpiry.Expected. A CallbackStart with no such expiry (or whose
+//     TimerExpiry.Expected; a CallbackStart that carries its own Expected
+//     (the host runner writes its samples so) needs no expiry mark. A
+//     CallbackStart with no such expiry (or whose
 //     expiry already produced a sample) is counted as unmatched, not sampled.
 //     Missed timer events are the number of TimerMissed marks.
 //
@@ -407,6 +409,10 @@ func (a *Analyzer) mark(e *trace.Event) {
 		a.expiry[k] = e.Expected
 	case trace.CallbackStart:
 		exp, ok := a.expiry[k]
+		if !ok && e.Expected != 0 { // a self-contained sample (the host runner's)
+			a.timers = append(a.timers, e.TS-e.Expected)
+			return
+		}
 		if !ok {
 			a.unmatched++
 			return

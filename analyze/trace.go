@@ -25,8 +25,21 @@ type TraceResult struct {
 // analyses it. extra, if not nil, receives every event too (a timeline
 // recorder, say). Errors are I/O errors or a *trace.FormatError.
 func ReadTrace(r io.Reader, extra trace.Sink) (*TraceResult, error) {
+	return ReadTraceFiltered(r, nil, extra)
+}
+
+// ReadTraceFiltered is ReadTrace with the analyzer (not extra) behind a
+// filter: filter(next) returns the sink the parsed events go to, which
+// passes on to next what the analysis should see. The host runner uses it
+// to keep the host's own tasks out of the wakeup statistics. A filter
+// should pass SetCPUs on (trace.CPUCounter).
+func ReadTraceFiltered(r io.Reader, filter func(next trace.Sink) trace.Sink, extra trace.Sink) (*TraceResult, error) {
 	a := New()
-	st, err := trace.Parse(r, &traceSink{a, extra})
+	var to trace.Sink = a
+	if filter != nil {
+		to = filter(to)
+	}
+	st, err := trace.Parse(r, &traceSink{to, extra})
 	if err != nil {
 		return nil, err
 	}
@@ -44,21 +57,24 @@ func ReadTrace(r io.Reader, extra trace.Sink) (*TraceResult, error) {
 	return res, nil
 }
 
-// traceSink feeds the analyzer and the extra sink, and passes the
-// header's CPU count on to the analyzer.
+// traceSink feeds the (possibly filtered) analyzer and the extra sink, and
+// passes the header's CPU count on to the analysis.
 type traceSink struct {
-	a     *Analyzer
-	extra trace.Sink
+	to, extra trace.Sink
 }
 
 func (s *traceSink) Event(e *trace.Event) {
-	s.a.Event(e)
+	s.to.Event(e)
 	if s.extra != nil {
 		s.extra.Event(e)
 	}
 }
 
-func (s *traceSink) SetCPUs(n int) { s.a.SetCPUs(n) }
+func (s *traceSink) SetCPUs(n int) {
+	if c, ok := s.to.(trace.CPUCounter); ok {
+		c.SetCPUs(n)
+	}
+}
 
 // Notes describes, one sentence each, what the trace lacked or contained
 // beyond the events used and how the analysis dealt with it. A clean trace

@@ -68,7 +68,9 @@ const (
 	TimerExpiry MarkKind = iota + 1
 	// CallbackStart: the code that expiry Seq of Timer notifies starts
 	// running (the SIGEV_THREAD callback, or the task that waited on the
-	// timer). TS minus the expiry's Expected is one timer-latency sample.
+	// timer). TS minus the expiry's Expected is one timer-latency sample;
+	// a CallbackStart that carries Expected itself (the host runner's) is a
+	// sample on its own.
 	CallbackStart
 	// TimerMissed: expiry Seq of Timer found the previous one undelivered
 	// (a POSIX timer overrun, or an rt-app timer reached after its expiry).
@@ -146,7 +148,7 @@ type Event struct {
 	Mark     MarkKind
 	Timer    int32 // timer identifier, unique in one recording
 	Seq      int64 // expiry number of that timer, from 1
-	Expected int64 // TimerExpiry: the programmed expiry time (ns)
+	Expected int64 // TimerExpiry (and optionally CallbackStart): the programmed expiry time (ns)
 }
 
 // Sink consumes events in time order. The Event is only valid during the

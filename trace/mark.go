@@ -11,7 +11,7 @@ import (
 // thread track, with the mark in the event's name:
 //
 //	I|<pid>|timer_expiry timer=<id> seq=<n> expected_ns=<ns>
-//	I|<pid>|callback_start timer=<id> seq=<n>
+//	I|<pid>|callback_start timer=<id> seq=<n> [expected_ns=<ns>]
 //	I|<pid>|timer_missed timer=<id> seq=<n>
 //
 // <pid> is the writer (atrace puts the process id there; the parser does
@@ -21,6 +21,12 @@ import (
 // line's timestamp: with trace_clock "mono", CLOCK_MONOTONIC). The parser
 // also accepts the text without the "I|<pid>|" prefix, and keys in any
 // order; other keys are ignored.
+//
+// A callback_start may carry expected_ns itself. The host runner writes its
+// samples that way, in one write at the callback's first instruction: a
+// SIGEV_THREAD callback runs in a thread nobody could have prepared an
+// expiry mark for, and one write keeps the marker's own cost out of the
+// sample.
 
 // AppendMark appends e's mark payload to b.
 func AppendMark(b []byte, e *Event) []byte {
@@ -32,7 +38,7 @@ func AppendMark(b []byte, e *Event) []byte {
 	b = strconv.AppendInt(b, int64(e.Timer), 10)
 	b = append(b, " seq="...)
 	b = strconv.AppendInt(b, e.Seq, 10)
-	if e.Mark == TimerExpiry {
+	if e.Mark == TimerExpiry || (e.Mark == CallbackStart && e.Expected != 0) {
 		b = append(b, " expected_ns="...)
 		b = strconv.AppendInt(b, e.Expected, 10)
 	}
@@ -115,7 +121,7 @@ func parseMark(text string, e *Event) markResult {
 		return markBad
 	}
 	e.Mark, e.Timer, e.Seq, e.Expected = m, int32(timer), seq, exp
-	if m != TimerExpiry {
+	if m == TimerMissed {
 		e.Expected = 0
 	}
 	return markOK

@@ -358,6 +358,11 @@ func (p *parser) task(m jsonc.Member) error {
 			t.Delay = n * 1000
 		case "loop":
 			loop = km.Value
+		case "process":
+			if km.Value.Kind != jsonc.Bool {
+				return p.errf(km.Value.Pos, "%s: process must be true or false", where)
+			}
+			t.Process = km.Value.Bool
 		case "phases":
 			phases = km.Value
 		default:
@@ -372,7 +377,7 @@ func (p *parser) task(m jsonc.Member) error {
 				continue
 			}
 			if eventKey(km.Key) == "" {
-				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, policy, priority, cpus, taskgroup, uid, %s, and events %s)",
+				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, process, policy, priority, cpus, taskgroup, uid, %s, and events %s)",
 					where, km.Key, strings.Join(sortedKeyList(ignoredThreadKeys), ", "), supportedEvents)
 			}
 			if phases != nil {

@@ -40,6 +40,10 @@ type Task struct {
 	Loop   int
 	Props  Props
 	Phases []*Phase
+	// Process is the extension "process": on the host, a fork of this
+	// definition creates a process (fork + exec), not a thread. The
+	// simulator does not distinguish them: both are tasks.
+	Process bool
 }
 
 // Props are the scheduling properties a thread (or, from that phase on, a

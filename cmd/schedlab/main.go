@@ -2,6 +2,8 @@
 //
 //	schedlab reproduce [ID...] [--json]
 //	schedlab run SCENARIO|FILE.json [--policy P] [--features F] [--set NAME=VALUE]...
+//	schedlab measure SCENARIO|FILE.json [--cpus LIST] [--duration D] [--json] [--trace FILE]
+//	schedlab validate SCENARIO|FILE.json [--runs N] [--duration D] [--json] [--rt-app]
 //	schedlab analyze TRACE [--json] [--hist] [--html FILE] [--timeline D] [--tasks N]
 //	schedlab features [--policy P]
 //	schedlab scenarios
@@ -34,7 +36,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"schedlab/host"
+	"schedlab/lab"
+	"schedlab/report"
+	"schedlab/workload"
+)
+
+// hostFlags are the options measure and validate share.
+type hostFlags struct {
+	cpus, duration, timeout string
+	params                  []string
+	seed                    uint64
+	bufferKB                int
+}
+
+func (h *hostFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&h.cpus, "cpus", "", "CPUs the workload may use, a list such as 0 or 0-1 (default: all online; 0 makes the seeds' uniprocessor runs)")
+	f.StringVar(&h.duration, "duration", "", "length of a run, e.g. 10s (default: the file's, else 10s)")
+	f.StringVar(&h.timeout, "timeout", "", "stop and clean up if a run has not ended after this long (default: duration + 1m)")
+	f.StringArrayVar(&h.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable)")
+	f.Uint64Var(&h.seed, "seed", 1, "seed of the workload's random durations")
+	f.IntVar(&h.bufferKB, "buffer-kb", 0, "tracefs ring buffer per CPU in KiB (default: sized from the duration)")
+}
+
+// resolve loads the workload and turns the flags into host options.
+func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, error) {
+	var o host.Options
+	params, err := parseParams(h.params)
+	if err != nil {
+		return o, "", 0, err
+	}
+	spec, name, err := workload.Load(arg, params)
+	if err != nil {
+		return o, "", 0, &lab.InputError{Err: err}
+	}
+	o.Spec, o.Seed, o.BufferKB = spec, h.seed, h.bufferKB
+	if h.cpus != "" {
+		if o.CPUs, err = host.ParseCPUs(h.cpus); err != nil {
+			return o, "", 0, &lab.InputError{Err: fmt.Errorf("--cpus: %w", err)}
+		}
+	}
+	o.Duration = 10 * time.Second
+	if spec.Duration > 0 {
+		o.Duration = time.Duration(spec.Duration)
+	}
+	if h.duration != "" {
+		if o.Duration, err = lab.ParseDuration(h.duration); err != nil {
+			return o, "", 0, &lab.InputError{Err: fmt.Errorf("--duration: %w", err)}
+		}
+	}
+	timeout := o.Duration + time.Minute
+	if h.timeout != "" {
+		if timeout, err = lab.ParseDuration(h.timeout); err != nil {
+			return o, "", 0, &lab.InputError{Err: fmt.Errorf("--timeout: %w", err)}
+		}
+	}
+	return o, name, timeout, nil
+}
+
+// hostContext ends on SIGINT, SIGTERM or the timeout, so a run stops and
+// cleans up.
+func hostContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("timeout after %v", timeout))
+	return ctx, func() { cancel(); stop() }
+}
+
+// hostError makes what a user can fix an input error (exit status 2).
+func hostError(err error) error {
+	var pe *host.PreflightError
+	var ue *host.UnsupportedError
+	if errors.As(err, &pe) || errors.As(err, &ue) {
+		return &lab.InputError{Err: err}
+	}
+	return err
+}
+
+func measureCmd() *cobra.Command {
+	var h hostFlags
+	var asJSON, hist bool
+	var tasks int
+	var tracePath string
+	var out outputs
+	cmd := &cobra.Command{
+		Use:   "measure SCENARIO|FILE.json",
+		Short: "Run a workload on the host kernel and report its latencies as run does",
+		Long: `Run a workload file on the host kernel, as real threads and processes,
+record it through a private tracefs instance, and print the same report as
+run, from the same analysis.
+
+Needs root and tracefs. The workload runs in a cgroup of its own
+(schedlab-<pid>, one level below the root, as a session's autogroup would),
+with its task groups below it. SIGINT, SIGTERM and --timeout stop the run;
+every process it started, its cgroups and its tracefs instance are removed
+then as at the end, and it says so on stderr.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			o, name, timeout, err := h.resolve(a[0])
+			if err != nil {
+				return err
+			}
+			o.Log = os.Stderr
+			ctx, cancel := hostContext(timeout)
+			defer cancel()
+			extra, err := out.open(nil, 0) // the HTML timeline, if asked for
+			if err != nil {
+				return err
+			}
+			m, err := host.Measure(ctx, o, name, extra)
+			if err != nil {
+				return hostError(err)
+			}
+			if tracePath != "" {
+				if err := os.WriteFile(tracePath, m.Result.Trace, 0o644); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
+				}
+			}
+			out.timer, out.wakeup = m.Trace.Timer, m.Trace.Wakeup
+			out.end = m.Trace.End
+			if err := out.writeHTML("schedlab measure "+a[0], m.Run); err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					*report.Run
+					Host host.Facts `json:"host"`
+				}{m.Run, m.Result.Facts})
+			}
+			var b bytes.Buffer
+			if err := m.Run.WriteText(&b, report.TextOptions{Hist: hist, MaxTasks: tasks}); err != nil {
+				return err
+			}
+			// The first line says what was simulated; say what was measured.
+			_, rest, _ := strings.Cut(b.String(), "\n")
+			f := m.Result.Facts
+			_, err = fmt.Fprintf(os.Stdout, "measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s\n%s",
+				name, f.Kernel, cpuText(o.CPUs), f.CPUs, float64(m.Run.SimNS)/1e9, o.Seed, orNone(f.Cgroup), rest)
+			return err
+		},
+	}
+	h.add(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"host\" with the host's facts)")
+	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
+	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
+	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in FILE")
+	out.flags(cmd, false)
+	return cmd
+}
+
+func cpuText(cpus []int) string {
+	if cpus == nil {
+		return "all"
+	}
+	return host.FormatCPUs(cpus)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none (autogroup)"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"schedlab/analyze"
+	"schedlab/report"
+	"schedlab/trace"
+)
+
+// workloadFilter passes the events of a host recording to the analysis,
+// except the wakeups of tasks that are not the workload's: the host's own
+// threads (kernel workers, this program) run and preempt, and so stay in
+// the CPU accounting, but their wakeups are not samples of the workload.
+// The workload is the root process and everything forked from it.
+type workloadFilter struct {
+	next trace.Sink
+	pids map[int32]bool
+}
+
+func newWorkloadFilter(root int) *workloadFilter {
+	return &workloadFilter{pids: map[int32]bool{int32(root): true}}
+}
+
+func (f *workloadFilter) Event(e *trace.Event) {
+	switch e.Kind {
+	case trace.Fork:
+		if f.pids[e.PID] {
+			f.pids[e.ChildPID] = true
+		}
+	case trace.Waking, trace.Wakeup, trace.WakeupNew:
+		if !f.pids[e.PID] {
+			return
+		}
+	}
+	f.next.Event(e)
+}
+
+func (f *workloadFilter) SetCPUs(n int) {
+	if c, ok := f.next.(trace.CPUCounter); ok {
+		c.SetCPUs(n)
+	}
+}
+
+// Report analyses a host recording into a run report, as run reports a
+// simulation: the same analysis, with the statistics of the workload's
+// tasks. extra, if not nil, sees every event (an HTML timeline).
+func Report(res *Result, scenario string, extra trace.Sink) (*analyze.TraceResult, *report.Run, error) {
+	var f *workloadFilter
+	tr, err := analyze.ReadTraceFiltered(bytes.NewReader(res.Trace), func(next trace.Sink) trace.Sink {
+		f = newWorkloadFilter(res.RootPID)
+		f.next = next
+		return f
+	}, extra)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the recording: %w", err)
+	}
+	r := &report.Run{
+		Scenario: scenario,
+		Policy:   "host " + res.Facts.Kernel,
+		CPUs:     max(tr.Parse.HeaderCPUs, tr.Parse.CPUs),
+		Features: map[string]bool{},
+		Tunables: map[string]int64{},
+		SimNS:    res.End - res.Start,
+		Warnings: tr.Notes(),
+	}
+	// The table shows the workload; the host's other tasks are summed.
+	rep := tr.Report
+	var rows []analyze.TaskRow
+	var others int
+	var otherNS int64
+	for _, row := range rep.Tasks {
+		if f.pids[row.PID] {
+			rows = append(rows, row)
+		} else {
+			others++
+			otherNS += row.Runtime
+		}
+	}
+	rep.Tasks = rows
+	r.FromAnalysis(rep)
+	r.WastedCapacityMS = float64(rep.Wasted) / 1e6
+	if others > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) ran %.1f ms during the recording (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))
+	}
+	if res.Overrun > 0 || res.Dropped > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the ring buffer lost events (overrun %d, dropped %d): rerun with a bigger --buffer-kb", res.Overrun, res.Dropped))
+	}
+	if res.Facts.StealPct > 1 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("steal time was %.1f%% of the run (host.md §10 advises discarding runs above 1%%)", res.Facts.StealPct))
+	}
+	for _, e := range res.WorkerErrors {
+		r.Warnings = append(r.Warnings, "worker: "+e)
+	}
+	return tr, r, nil
+}
+
+// Measurement is one host run and its report.
+type Measurement struct {
+	Result *Result
+	Trace  *analyze.TraceResult
+	Run    *report.Run
+}
+
+// Measure runs o on the host and analyses the recording; scenario names
+// the workload in the report.
+func Measure(ctx context.Context, o Options, scenario string, extra trace.Sink) (*Measurement, error) {
+	res, err := Run(ctx, o)
+	if err != nil {
+		return &Measurement{Result: res}, err
+	}
+	tr, r, err := Report(res, scenario, extra)
+	if err != nil {
+		return &Measurement{Result: res}, err
+	}
+	r.Seed = o.Seed
+	return &Measurement{Result: res, Trace: tr, Run: r}, nil
+}

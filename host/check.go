@@ -1,0 +1,112 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// PreflightError is a reason the host cannot run a workload, found before
+// anything was started.
+type PreflightError struct{ Msg string }
+
+func (e *PreflightError) Error() string { return e.Msg }
+
+func preflight(format string, a ...any) error {
+	return &PreflightError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// OnlineCPUs returns the host's online CPUs.
+func OnlineCPUs() ([]int, error) {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	return ParseCPUs(string(b))
+}
+
+// Preflight checks what a run needs, in the order a user can fix it: root,
+// tracefs with instances, the CPUs asked for, and a cgroup cpu controller
+// when the workload has task groups. It returns the controller (nil
+// without one: the workload then runs in its session's autogroup).
+func Preflight(cpus []int, needGroups bool) (*cpuController, error) {
+	if os.Geteuid() != 0 {
+		return nil, preflight("measuring on the host needs root: it creates a tracefs instance and cgroups (run it as root, e.g. with sudo)")
+	}
+	inst := filepath.Join(TracefsRoot, "instances")
+	if fi, err := os.Stat(inst); err != nil || !fi.IsDir() {
+		return nil, preflight("no tracefs at %s (%s missing): mount it with `mount -t tracefs nodev %s`", TracefsRoot, inst, TracefsRoot)
+	}
+	for _, e := range schedEvents {
+		if _, err := os.Stat(filepath.Join(TracefsRoot, "events", "sched", e)); err != nil {
+			return nil, preflight("tracefs at %s has no event sched/%s: the kernel lacks the scheduler tracepoints", TracefsRoot, e)
+		}
+	}
+	online, err := OnlineCPUs()
+	if err != nil {
+		return nil, preflight("cannot read the online CPUs: %v", err)
+	}
+	for _, c := range cpus {
+		if !slices.Contains(online, c) {
+			return nil, preflight("--cpus: CPU %d is not online on this host (online: %s)", c, FormatCPUs(online))
+		}
+	}
+	ctl, err := findCPUController()
+	if err != nil && needGroups {
+		return nil, preflight("the workload has task groups, but %v", err)
+	}
+	return ctl, nil
+}
+
+// Facts are what a measurement should be stored with (host.md: re-check the
+// host's facts with every campaign).
+type Facts struct {
+	Kernel    string   `json:"kernel"`
+	CPUs      string   `json:"cpus_online"`
+	Autogroup string   `json:"sched_autogroup_enabled"`
+	BaseSlice string   `json:"base_slice_ns,omitempty"`
+	LoadAvg   string   `json:"loadavg_before"`
+	StealPct  float64  `json:"steal_pct"`
+	Cgroup    string   `json:"cgroup"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+func readTrim(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// baseSlice reads the base slice a new task gets (se.slice in
+// /proc/self/sched: debugfs is locked down on this host, host.md §5).
+func baseSlice() string {
+	for _, line := range strings.Split(readTrim("/proc/self/sched"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "se.slice" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// stealTicks is the machine's total and steal time from /proc/stat.
+func stealTicks() (total, steal int64) {
+	for _, line := range strings.Split(readTrim("/proc/stat"), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "cpu" {
+			continue
+		}
+		for i, s := range f[1:] {
+			var n int64
+			fmt.Sscan(s, &n)
+			total += n
+			if i == 7 {
+				steal = n
+			}
+		}
+	}
+	return total, steal
+}

@@ -1,0 +1,301 @@
+package host
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"schedlab/sched"
+	"schedlab/workload"
+)
+
+// The worker runs a program, a flat text form of a workload.Spec that C
+// reads with strtoll: whitespace-separated integers, strings in hex. The
+// form is private to this package (compile writes it, worker.c reads it).
+
+// Limits of the worker (worker.c).
+const (
+	maxTimers = 64
+	// Signal timers use SIGRTMIN+1+i; SIGRTMAX is SIGRTMIN+30 on Linux.
+	maxSignalTimer = 29
+	maxCPU         = 256
+)
+
+// Linux policy numbers (include/uapi/linux/sched.h).
+var linuxPolicy = map[sched.Policy]int{sched.Normal: 0, sched.Batch: 3, sched.Idle: 5}
+
+var notifyCode = map[string]int{"": 0, "signal": 1, "thread": 2, "input": 3}
+
+// UnsupportedError says which part of a workload the host cannot run.
+type UnsupportedError struct{ Msg string }
+
+func (e *UnsupportedError) Error() string { return e.Msg }
+
+func unsupported(format string, a ...any) error {
+	return &UnsupportedError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// compile turns spec into the worker's program. cpus is the affinity of
+// every thread that sets none (nil: all CPUs); a thread's own "cpus" must
+// lie within it. groupTasks maps a task-group path to the absolute path of
+// its cgroup's tasks file.
+func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed uint64) ([]byte, error) {
+	if err := checkHost(spec); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	w := func(a ...any) {
+		for i, v := range a {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprint(&b, v)
+		}
+		b.WriteByte('\n')
+	}
+	hexs := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return hex.EncodeToString([]byte(s))
+	}
+	w("schedlab-host-program 1")
+	w("seed", seed)
+	pol, ok := linuxPolicy[spec.DefaultPolicy]
+	if !ok {
+		return nil, unsupported("default_policy %s: the host runner runs the fair class only", spec.DefaultPolicy)
+	}
+	w("policy", pol)
+	w("timers", len(spec.Timers))
+	for _, t := range spec.Timers {
+		w(b2i(t.Absolute), b2i(t.PerThread), notifyCode[t.Notify])
+	}
+	groups := make([]string, 0, len(spec.Groups))
+	groupIndex := map[string]int{}
+	for _, g := range spec.Groups {
+		p, ok := groupTasks[g.Path]
+		if !ok {
+			return nil, fmt.Errorf("host: no cgroup for task group %s", g.Path)
+		}
+		groupIndex[g.Path] = len(groups)
+		groups = append(groups, p)
+	}
+	w("groups", len(groups))
+	for _, g := range groups {
+		w(hexs(g))
+	}
+	props := func(where string, p workload.Props, top bool) (string, error) {
+		nice, hasNice := 0, 0
+		if p.Nice != nil {
+			nice, hasNice = *p.Nice, 1
+		}
+		policy := -1
+		if p.Policy != nil {
+			n, ok := linuxPolicy[*p.Policy]
+			if !ok {
+				return "", unsupported("%s: policy %s: the host runner runs the fair class only", where, *p.Policy)
+			}
+			policy = n
+		}
+		group := -1
+		if p.TaskGroup != nil {
+			group = groupIndex[*p.TaskGroup]
+		}
+		uid := -1
+		if p.UID != nil {
+			uid = *p.UID
+		}
+		set := p.CPUs
+		if top && len(set) == 0 {
+			set = cpus
+		}
+		if top && len(p.CPUs) > 0 && cpus != nil {
+			for _, c := range p.CPUs {
+				if !slices.Contains(cpus, c) {
+					return "", unsupported("%s: \"cpus\" has CPU %d, outside --cpus %s", where, c, FormatCPUs(cpus))
+				}
+			}
+		}
+		s := fmt.Sprintf("props %d %d %d %d %d %d %d", hasNice, nice, policy, group, uid, p.Slice, len(set))
+		for _, c := range set {
+			s += " " + strconv.Itoa(c)
+		}
+		return s, nil
+	}
+	dur := func(d workload.Duration) string {
+		return fmt.Sprintf("%d %d %d %d %d %d %s", d.Dist, d.Fixed, d.Median, d.Mean, d.Min, d.Max,
+			strconv.FormatFloat(d.Sigma, 'g', -1, 64))
+	}
+	w("tasks", len(spec.Tasks))
+	for _, t := range spec.Tasks {
+		tp, err := props(fmt.Sprintf("task %q", t.Name), t.Props, true)
+		if err != nil {
+			return nil, err
+		}
+		w("task", hexs(t.Name), t.Instances, t.Delay, t.Loop, b2i(t.Process))
+		w(tp)
+		w(len(t.Phases))
+		for _, ph := range t.Phases {
+			pp, err := props(fmt.Sprintf("task %q phase %q", t.Name, ph.Name), ph.Props, false)
+			if err != nil {
+				return nil, err
+			}
+			w("phase", ph.Loop)
+			w(pp)
+			w(len(ph.Events))
+			for _, e := range ph.Events {
+				w("event", int(e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target))
+			}
+		}
+	}
+	w("end")
+	return []byte(b.String()), nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkHost refuses what the worker cannot run as the simulator means it,
+// naming the task and the event.
+func checkHost(spec *workload.Spec) error {
+	if len(spec.Timers) > maxTimers {
+		return unsupported("%d timers: the host runner handles at most %d", len(spec.Timers), maxTimers)
+	}
+	// Which threads wait on each timer: a POSIX timer signals one thread.
+	waiters := make([]int, len(spec.Timers))
+	forked := make([]bool, len(spec.Tasks))
+	for _, t := range spec.Tasks {
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == workload.Fork {
+					forked[e.Fork] = true
+				}
+			}
+		}
+	}
+	for ti, t := range spec.Tasks {
+		threads := t.Instances
+		if forked[ti] {
+			threads += 2 // any number
+		}
+		for _, ph := range t.Phases {
+			for i, e := range ph.Events {
+				if e.Kind != workload.Timer {
+					continue
+				}
+				res := spec.Timers[e.Timer]
+				if res.Notify == "" {
+					continue
+				}
+				where := fmt.Sprintf("task %q event %q", t.Name, e.Key)
+				if e.PeriodDur.Dist != workload.Fixed {
+					return unsupported("%s: a random period for a \"notify\" timer (the host arms a periodic POSIX timer)", where)
+				}
+				if !res.PerThread {
+					waiters[e.Timer] += threads
+				}
+				switch res.Notify {
+				case "thread":
+					if err := checkSigevHelper(spec, t, ph, i, where); err != nil {
+						return err
+					}
+				default:
+					if e.Timer > maxSignalTimer {
+						return unsupported("%s: more than %d signal timers", where, maxSignalTimer+1)
+					}
+				}
+			}
+		}
+	}
+	for i, n := range waiters {
+		if n > 1 && spec.Timers[i].Notify != "" {
+			return unsupported("timer %q: a POSIX timer (\"notify\") waited on by %d threads; the host signals one thread (name it \"unique…\" to give each thread its own)", spec.Timers[i].Name, n)
+		}
+	}
+	return nil
+}
+
+// checkSigevHelper checks the shape glibc's SIGEV_THREAD helper has in a
+// workload (docs/workload.md): the timer, the helper's own work, then a fork
+// of the callback, whose program runs in glibc's new thread and may only
+// run and sleep.
+func checkSigevHelper(spec *workload.Spec, t *workload.Task, ph *workload.Phase, at int, where string) error {
+	fork := -1
+	for _, e := range ph.Events[at+1:] {
+		switch e.Kind {
+		case workload.Run, workload.Runtime:
+		case workload.Fork:
+			if fork >= 0 {
+				return unsupported("%s: a SIGEV_THREAD helper forks once per expiry", where)
+			}
+			fork = e.Fork
+		default:
+			return unsupported("%s: after a \"notify\": \"thread\" timer the host runs glibc's helper, which only runs and forks the callback (found %s)", where, e.Kind)
+		}
+	}
+	if at != 0 || fork < 0 || len(t.Phases) != 1 {
+		return unsupported("%s: a SIGEV_THREAD helper must be one phase: the timer, runs, and one fork of the callback", where)
+	}
+	cb := spec.Tasks[fork]
+	for _, cph := range cb.Phases {
+		for _, e := range cph.Events {
+			switch e.Kind {
+			case workload.Run, workload.Runtime, workload.Sleep:
+			default:
+				return unsupported("task %q: a SIGEV_THREAD callback on the host may only run and sleep (found %s %q)", cb.Name, e.Kind, e.Key)
+			}
+		}
+	}
+	if cb.Process {
+		return unsupported("task %q: a SIGEV_THREAD callback is a thread, not a process", cb.Name)
+	}
+	return nil
+}
+
+// FormatCPUs writes a CPU list as the kernel does ("0-1,4").
+func FormatCPUs(cpus []int) string {
+	var parts []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(cpus[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseCPUs reads a CPU list ("0", "0-1", "0,2-3") as the kernel writes
+// them, sorted and without repeats.
+func ParseCPUs(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil || a < 0 || a >= maxCPU {
+			return nil, fmt.Errorf("%q is not a CPU list such as 0, 0-1 or 0,2-3", s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a || b >= maxCPU {
+				return nil, fmt.Errorf("%q is not a CPU list such as 0, 0-1 or 0,2-3", s)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}

@@ -1,0 +1,412 @@
+// Package host runs a workload on the real kernel and records it: the
+// same workload file the simulator runs, as real threads and processes,
+// traced through a private tracefs instance, so that the recording goes
+// through the same analysis as a simulated run.
+//
+// The executor's threads are C (worker.c): a workload process never runs Go
+// code, so the kernel schedules only the workload. This package prepares,
+// starts, watches and cleans up:
+//
+//   - preflight: root, tracefs, the CPUs, a cgroup cpu controller;
+//   - a tracefs instance, schedlab-<pid>, with the scheduler events, the
+//     mono clock and a buffer sized for the run;
+//   - a cgroup container, schedlab-<pid>, holding the whole workload (one
+//     level below the root, like the autogroup a session would get), with a
+//     child per task group;
+//   - the workload's first process in a new session, started when it is in
+//     its cgroup and tracing is on;
+//   - at the end, on a signal or a timeout: every process of the session
+//     killed and reaped (this process is their subreaper, so orphans come
+//     back to it), the cgroups removed, the instance removed.
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"schedlab/workload"
+)
+
+// Options are one host run.
+type Options struct {
+	Spec *workload.Spec
+	// CPUs is every thread's affinity unless it sets its own (nil: all).
+	CPUs     []int
+	Duration time.Duration
+	Seed     uint64
+	// BufferKB is the ring buffer per CPU (0: sized from the duration).
+	BufferKB int
+	// Log receives progress and what cleanup did (nil: discarded).
+	Log io.Writer
+}
+
+// Result is one host run's recording.
+type Result struct {
+	Trace []byte // the instance's trace file, ftrace text
+	// RootPID is the workload's first process; its descendants are the
+	// workload.
+	RootPID    int
+	Start, End int64 // CLOCK_MONOTONIC ns: the go signal and the kill
+	// Overrun and Dropped are events the ring buffer lost.
+	Overrun, Dropped int64
+	Facts            Facts
+	// WorkerErrors are the first lines the worker wrote to stderr.
+	WorkerErrors []string
+	Cleanup      []string
+}
+
+// InterruptedError is a run stopped by its context (a signal, a timeout)
+// before its end. Cleanup says what was undone.
+type InterruptedError struct {
+	Cause   error
+	Cleanup []string
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted (%v); cleaned up: %s", e.Cause, strings.Join(e.Cleanup, "; "))
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// monoNow is CLOCK_MONOTONIC, the trace clock of the instance.
+func monoNow() int64 {
+	var ts syscall.Timespec
+	// clock_gettime(CLOCK_MONOTONIC)
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// defaultBufferKB sizes the ring buffer: a busy 2-CPU run writes about
+// 1 MB per CPU and second (make -j10 with a timer); twice that, at least
+// 16 MB, at most 512 MB per CPU.
+func defaultBufferKB(d time.Duration) int {
+	kb := int(d.Seconds()*2048) + 1024
+	return min(max(kb, 16384), 512*1024)
+}
+
+// Run runs o.Spec on the host and returns its recording. It always undoes
+// what it set up; when ctx ends first the error is an *InterruptedError.
+func Run(ctx context.Context, o Options) (res *Result, err error) {
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	if o.Duration <= 0 {
+		return nil, errors.New("host: a run needs a positive duration")
+	}
+	ctl, err := Preflight(o.CPUs, len(o.Spec.Groups) > 0)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{}
+	res.Facts = hostFacts()
+	var cl cleanup
+	defer func() {
+		done := cl.run()
+		res.Cleanup = done
+		var ie *InterruptedError
+		if errors.As(err, &ie) {
+			ie.Cleanup = done
+		}
+		for _, d := range done {
+			fmt.Fprintf(logw, "schedlab: cleanup: %s\n", d)
+		}
+	}()
+
+	name := fmt.Sprintf("schedlab-%d", os.Getpid())
+	groupTasks := map[string]string{}
+	var cg *cgroupSet
+	if ctl != nil {
+		if cg, err = newCgroupSet(ctl, name, o.Spec.Groups); err != nil {
+			return res, err
+		}
+		cl.add(func() string {
+			if errs := cg.remove(); len(errs) > 0 {
+				return fmt.Sprintf("FAILED to remove cgroups: %v", errors.Join(errs...))
+			}
+			return fmt.Sprintf("removed cgroup %s", cg.top)
+		})
+		for _, g := range o.Spec.Groups {
+			groupTasks[g.Path] = cg.tasksFile(g.Path)
+		}
+		res.Facts.Cgroup = cg.top
+	} else {
+		res.Facts.Notes = append(res.Facts.Notes, "no cgroup cpu controller: the workload runs in its session's autogroup")
+	}
+	prog, err := compile(o.Spec, o.CPUs, groupTasks, o.Seed)
+	if err != nil {
+		return res, err
+	}
+	progFile, err := programFile(prog)
+	if err != nil {
+		return res, err
+	}
+	defer progFile.Close()
+
+	bufKB := o.BufferKB
+	if bufKB <= 0 {
+		bufKB = defaultBufferKB(o.Duration)
+	}
+	inst, err := newInstance(name, bufKB)
+	if err != nil {
+		return res, err
+	}
+	cl.add(func() string {
+		if err := inst.remove(); err != nil {
+			return fmt.Sprintf("FAILED to remove tracefs instance %s: %v", inst.dir, err)
+		}
+		return fmt.Sprintf("removed tracefs instance %s", inst.dir)
+	})
+
+	// Orphaned workload processes come back to this process, which reaps
+	// them; without it they would go to init and out of reach.
+	if err := setSubreaper(true); err != nil {
+		return res, fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err)
+	}
+	cl.add(func() string { setSubreaper(false); return "" })
+
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		return res, err
+	}
+	defer goW.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		goR.Close()
+		return res, err
+	}
+	devnull, _ := os.Open(os.DevNull)
+	exe, err := os.Executable()
+	if err != nil {
+		return res, err
+	}
+	proc, err := os.StartProcess(exe, []string{"schedlab-root"}, &os.ProcAttr{
+		Env:   []string{workerEnv + "=ROOT 3 4 5"},
+		Files: []*os.File{devnull, devnull, errW, progFile, inst.marker, goR},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	goR.Close()
+	errW.Close()
+	devnull.Close()
+	if err != nil {
+		errR.Close()
+		return res, fmt.Errorf("starting the workload: %w", err)
+	}
+	res.RootPID = proc.Pid
+	var workerErrs []string
+	var errMu sync.Mutex
+	var errWG sync.WaitGroup
+	errWG.Add(1)
+	go func() {
+		defer errWG.Done()
+		sc := bufio.NewScanner(errR)
+		for sc.Scan() {
+			errMu.Lock()
+			if len(workerErrs) < 20 {
+				workerErrs = append(workerErrs, sc.Text())
+			}
+			errMu.Unlock()
+		}
+		errR.Close()
+	}()
+	reaped := make(chan struct{})
+	var rootStatus syscall.WaitStatus
+	go func() {
+		defer close(reaped)
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil { // ECHILD: every process of the workload is gone
+				return
+			}
+			if pid == proc.Pid {
+				rootStatus = ws
+			}
+		}
+	}()
+	cl.add(func() string {
+		n := sessionProcs(proc.Pid)
+		syscall.Kill(-proc.Pid, syscall.SIGKILL)
+		// Stragglers that left the process group (none should) die too.
+		for _, pid := range sessionPIDs(proc.Pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		select {
+		case <-reaped:
+		case <-time.After(10 * time.Second):
+			return fmt.Sprintf("FAILED to reap the workload of session %d within 10 s", proc.Pid)
+		}
+		if n == 0 {
+			return fmt.Sprintf("workload session %d had already ended", proc.Pid)
+		}
+		return fmt.Sprintf("killed and reaped %d workload process(es) of session %d", n, proc.Pid)
+	})
+	if cg != nil {
+		if err := cg.add(proc.Pid); err != nil {
+			return res, fmt.Errorf("moving the workload into %s: %w", cg.top, err)
+		}
+	}
+	total0, steal0 := stealTicks()
+	if err := inst.on(true); err != nil {
+		return res, err
+	}
+	res.Start = monoNow()
+	if _, err := goW.Write([]byte{1}); err != nil {
+		return res, fmt.Errorf("starting the workload: %w", err)
+	}
+	fmt.Fprintf(logw, "schedlab: measuring %s on the host for %v (workload session %d, tracefs instance %s)\n",
+		o.Spec.Name, o.Duration, proc.Pid, inst.dir)
+	timer := time.NewTimer(o.Duration)
+	defer timer.Stop()
+	var cause error
+	select {
+	case <-timer.C:
+	case <-reaped:
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	}
+	res.End = monoNow()
+	// Stop the workload before tracing so that the recording's end is the
+	// workload's end, then read what was recorded.
+	cl.runFirst()
+	inst.on(false)
+	total1, steal1 := stealTicks()
+	if dt := total1 - total0; dt > 0 {
+		res.Facts.StealPct = 100 * float64(steal1-steal0) / float64(dt)
+	}
+	errWG.Wait()
+	res.WorkerErrors = workerErrs
+	if cause != nil {
+		return res, &InterruptedError{Cause: cause}
+	}
+	if rootStatus.Exited() && rootStatus.ExitStatus() == exitSetup {
+		return res, fmt.Errorf("the workload could not start: %s", strings.Join(workerErrs, "; "))
+	}
+	res.Overrun, res.Dropped = inst.lost()
+	if res.Trace, err = inst.read(); err != nil {
+		return res, fmt.Errorf("reading the trace: %w", err)
+	}
+	return res, nil
+}
+
+// programFile writes the program to an unlinked temporary file, which the
+// workload's processes read through an inherited descriptor.
+func programFile(prog []byte) (*os.File, error) {
+	f, err := os.CreateTemp("", "schedlab-program-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(prog); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func setSubreaper(on bool) error {
+	v := uintptr(0)
+	if on {
+		v = 1
+	}
+	const prSetChildSubreaper = 36
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, v, 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// sessionPIDs lists the processes of session sid, from /proc.
+func sessionPIDs(sid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the comm, which may hold spaces: state ppid pgrp session.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func sessionProcs(sid int) int { return len(sessionPIDs(sid)) }
+
+func hostFacts() Facts {
+	var u syscall.Utsname
+	syscall.Uname(&u)
+	b := make([]byte, 0, 65)
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return Facts{
+		Kernel:    string(b),
+		CPUs:      readTrim("/sys/devices/system/cpu/online"),
+		Autogroup: readTrim("/proc/sys/kernel/sched_autogroup_enabled"),
+		BaseSlice: baseSlice(),
+		LoadAvg:   readTrim("/proc/loadavg"),
+	}
+}
+
+// cleanup is the undo list of a run: each step undoes one thing that was
+// set up and says what it did. Steps run last-added first, once.
+type cleanup struct {
+	steps []func() string
+	ran   []bool
+	done  []string
+}
+
+func (c *cleanup) add(f func() string) {
+	c.steps = append(c.steps, f)
+	c.ran = append(c.ran, false)
+}
+
+// runFirst runs the newest step now (the kill), ahead of the rest.
+func (c *cleanup) runFirst() {
+	i := len(c.steps) - 1
+	if i >= 0 && !c.ran[i] {
+		c.ran[i] = true
+		if s := c.steps[i](); s != "" {
+			c.done = append(c.done, s)
+		}
+	}
+}
+
+func (c *cleanup) run() []string {
+	for i := len(c.steps) - 1; i >= 0; i-- {
+		if c.ran[i] {
+			continue
+		}
+		c.ran[i] = true
+		if s := c.steps[i](); s != "" {
+			c.done = append(c.done, s)
+		}
+	}
+	return c.done
+}

@@ -1,0 +1,887 @@
+// The host worker: runs a compiled workload program as real threads and
+// processes (see worker.h for why this half is C). program.go writes the
+// program; this file reads it, and executes each thread's phases and events
+// as rt-app would, with schedlab's extensions (docs/workload.md):
+//
+//   run       busy until the thread's CPU clock has advanced by the amount
+//   runtime   busy until the wall clock has advanced by the amount
+//   sleep     clock_nanosleep, relative
+//   timer     rt-app's timer: clock_nanosleep(TIMER_ABSTIME) on a grid that
+//             starts at the thread's start; "notify" timers are POSIX timers
+//             (timer_create): "signal" and "input" signal the waiting thread
+//             (SIGEV_THREAD_ID), "thread" is glibc's SIGEV_THREAD
+//   fork      a thread (pthread_create) or, for a definition marked
+//             "process", a process (fork + exec of this binary)
+//   suspend/resume  a binary semaphore per thread, a futex in shared memory
+//                   so that it works across processes
+//
+// Timer-latency samples are trace_marker writes in schedlab's mark format
+// (trace/mark.go), one write per sample at the first instruction the woken
+// code runs: "callback_start timer=T seq=N expected_ns=E".
+
+#define _GNU_SOURCE
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EV_RUN = 1, EV_RUNTIME, EV_SLEEP, EV_TIMER, EV_FORK, EV_YIELD, EV_SUSPEND, EV_RESUME, EV_LATENCY_END };
+enum { D_FIXED, D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM };
+enum { N_NONE, N_SIGNAL, N_THREAD, N_INPUT };
+
+#define SL_MAXCPU 256
+#define SL_MAXTIMERS 64
+#define SL_SLOTS 8192
+#define SL_MIN_PERIOD 1000 // ns: a random period is never shorter (sim/timers.go)
+
+typedef struct {
+	int dist;
+	int64_t fixed, median, mean, min, max;
+	double sigma;
+} sl_dur;
+
+typedef struct {
+	int has_nice, nice;
+	int policy; // -1: the program's default
+	int group;  // -1: inherit the creator's cgroup
+	int uid;    // -1: keep
+	int64_t slice;
+	int ncpus;
+	int cpus[SL_MAXCPU];
+} sl_props;
+
+typedef struct {
+	int kind;
+	sl_dur dur;
+	int timer;
+	sl_dur period;
+	int fork;
+	int target_def;
+	char target[16];
+} sl_event;
+
+typedef struct {
+	int loop;
+	sl_props props;
+	int nev;
+	sl_event *ev;
+} sl_phase;
+
+typedef struct {
+	char name[64];
+	int instances;
+	int64_t delay;
+	int loop;
+	int process;
+	sl_props props;
+	int nph;
+	sl_phase *ph;
+} sl_task;
+
+typedef struct {
+	int absolute, perthread, notify;
+} sl_timer_res;
+
+typedef struct {
+	uint64_t seed;
+	int default_policy;
+	int ntimers;
+	sl_timer_res timers[SL_MAXTIMERS];
+	int ngroups;
+	char **groups; // each group's "tasks" file
+	int ntasks;
+	sl_task *tasks;
+} sl_prog;
+
+// A thread's slot in shared memory: what resume needs to find and wake it,
+// and the input token it carries.
+typedef struct {
+	int32_t state; // 0 free, 1 live, 2 exited
+	int32_t def;
+	char comm[16];
+	uint32_t sem; // futex word of the binary semaphore
+	int32_t tok_set, tok_timer;
+	int64_t tok_seq, tok_expected;
+} sl_slot;
+
+// An rt-app timer shared by the threads that name it.
+typedef struct {
+	int32_t lock;
+	int32_t started;
+	int64_t next, seq;
+} sl_rt_timer;
+
+typedef struct {
+	int64_t t0;
+	uint32_t next_slot;
+	int32_t slot_lock;
+	sl_rt_timer rt[SL_MAXTIMERS];
+	sl_slot slots[SL_SLOTS];
+} sl_shm;
+
+static sl_prog prog;
+static sl_shm *shm;
+// live counts this process's workload threads; the main thread ends the
+// process when it drops to zero (a thread cannot pthread_exit out of a
+// constructor).
+static uint32_t live;
+static int prog_fd = -1, marker_fd = -1, shm_fd = -1;
+
+static void die(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "schedlab host worker: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	_exit(SL_EXIT_SETUP);
+}
+
+static int64_t now_ns(clockid_t c) {
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec to_ts(int64_t ns) {
+	struct timespec ts = {ns / 1000000000, ns % 1000000000};
+	return ts;
+}
+
+static pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
+
+// ---- reading the program ----
+
+// The program text is whitespace-separated tokens; strings are hex.
+static char *cur;
+
+static char *token(void) {
+	while (*cur == ' ' || *cur == '\n' || *cur == '\t')
+		cur++;
+	if (!*cur)
+		die("program text ends early");
+	char *t = cur;
+	while (*cur && *cur != ' ' && *cur != '\n' && *cur != '\t')
+		cur++;
+	if (*cur)
+		*cur++ = 0;
+	return t;
+}
+
+static int64_t num(void) {
+	char *t = token(), *end;
+	errno = 0;
+	long long v = strtoll(t, &end, 10);
+	if (errno || *end)
+		die("bad number %s in program", t);
+	return v;
+}
+
+static void expect(const char *word) {
+	char *t = token();
+	if (strcmp(t, word))
+		die("program: want %s, have %s", word, t);
+}
+
+// hexstr decodes a hex token into a new string ("-" is empty).
+static char *hexstr(void) {
+	char *t = token();
+	size_t n = strcmp(t, "-") ? strlen(t) / 2 : 0;
+	char *s = calloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(t + 2 * i, "%2x", &v) != 1)
+			die("bad hex string %s in program", t);
+		s[i] = (char)v;
+	}
+	return s;
+}
+
+static void read_dur(sl_dur *d) {
+	d->dist = (int)num();
+	d->fixed = num();
+	d->median = num();
+	d->mean = num();
+	d->min = num();
+	d->max = num();
+	d->sigma = strtod(token(), NULL);
+}
+
+static void read_props(sl_props *p) {
+	expect("props");
+	p->has_nice = (int)num();
+	p->nice = (int)num();
+	p->policy = (int)num();
+	p->group = (int)num();
+	p->uid = (int)num();
+	p->slice = num();
+	p->ncpus = (int)num();
+	if (p->ncpus < 0 || p->ncpus > SL_MAXCPU)
+		die("program: %d CPUs", p->ncpus);
+	for (int i = 0; i < p->ncpus; i++)
+		p->cpus[i] = (int)num();
+}
+
+static void read_program(int fd) {
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+		ssize_t r = pread(fd, buf + n, cap - n - 1, (off_t)n);
+		if (r < 0)
+			die("reading the program: %s", strerror(errno));
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	cur = buf;
+	expect("schedlab-host-program");
+	expect("1");
+	expect("seed");
+	prog.seed = (uint64_t)num();
+	expect("policy");
+	prog.default_policy = (int)num();
+	expect("timers");
+	prog.ntimers = (int)num();
+	if (prog.ntimers < 0 || prog.ntimers > SL_MAXTIMERS)
+		die("program: %d timers", prog.ntimers);
+	for (int i = 0; i < prog.ntimers; i++) {
+		prog.timers[i].absolute = (int)num();
+		prog.timers[i].perthread = (int)num();
+		prog.timers[i].notify = (int)num();
+	}
+	expect("groups");
+	prog.ngroups = (int)num();
+	prog.groups = calloc((size_t)prog.ngroups + 1, sizeof(char *));
+	for (int i = 0; i < prog.ngroups; i++)
+		prog.groups[i] = hexstr();
+	expect("tasks");
+	prog.ntasks = (int)num();
+	prog.tasks = calloc((size_t)prog.ntasks + 1, sizeof(sl_task));
+	for (int i = 0; i < prog.ntasks; i++) {
+		sl_task *t = &prog.tasks[i];
+		expect("task");
+		char *name = hexstr();
+		snprintf(t->name, sizeof t->name, "%s", name);
+		free(name);
+		t->instances = (int)num();
+		t->delay = num();
+		t->loop = (int)num();
+		t->process = (int)num();
+		read_props(&t->props);
+		t->nph = (int)num();
+		t->ph = calloc((size_t)t->nph + 1, sizeof(sl_phase));
+		for (int j = 0; j < t->nph; j++) {
+			sl_phase *ph = &t->ph[j];
+			expect("phase");
+			ph->loop = (int)num();
+			read_props(&ph->props);
+			ph->nev = (int)num();
+			ph->ev = calloc((size_t)ph->nev + 1, sizeof(sl_event));
+			for (int k = 0; k < ph->nev; k++) {
+				sl_event *e = &ph->ev[k];
+				expect("event");
+				e->kind = (int)num();
+				read_dur(&e->dur);
+				e->timer = (int)num();
+				read_dur(&e->period);
+				e->fork = (int)num();
+				e->target_def = (int)num();
+				char *target = hexstr();
+				snprintf(e->target, sizeof e->target, "%s", target);
+				free(target);
+			}
+		}
+	}
+	expect("end");
+}
+
+// ---- small tools ----
+
+static void spin_lock(int32_t *l) {
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+static void spin_unlock(int32_t *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+static long futex(uint32_t *w, int op, uint32_t v) {
+	return syscall(SYS_futex, w, op, v, NULL, NULL, 0);
+}
+
+// xorshift64*: per-thread random durations (the host is not deterministic
+// anyway; the seed only makes the draws independent of each other).
+static uint64_t rnd(uint64_t *s) {
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+static double unit(uint64_t *s) { return ((rnd(s) >> 11) + 0.5) / 9007199254740992.0; }
+
+static int64_t draw(const sl_dur *d, uint64_t *s) {
+	switch (d->dist) {
+	case D_LOGNORMAL: {
+		double z = sqrt(-2 * log(unit(s))) * cos(2 * M_PI * unit(s));
+		return (int64_t)llround((double)d->median * exp(d->sigma * z));
+	}
+	case D_EXPONENTIAL:
+		return (int64_t)llround(-(double)d->mean * log(unit(s)));
+	case D_UNIFORM:
+		return d->min + (int64_t)llround(unit(s) * (double)(d->max - d->min));
+	}
+	return d->fixed;
+}
+
+static void mark(const char *fmt, ...) {
+	if (marker_fd < 0)
+		return;
+	char b[200];
+	int n = snprintf(b, sizeof b, "I|%d|", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(b + n, sizeof b - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (write(marker_fd, b, (size_t)n) < 0) {
+		// A lost mark is a lost sample; the run goes on.
+	}
+}
+
+static void sleep_until(int64_t t) {
+	struct timespec ts = to_ts(t);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+// ---- threads ----
+
+typedef struct {
+	int started;
+	int64_t next, seq;
+} sl_own_timer;
+
+typedef struct {
+	int created;
+	timer_t id;
+	int signo;
+	int64_t first, period, seq;
+	sigset_t set;
+} sl_posix;
+
+typedef struct {
+	int def, slot, instance;
+	int64_t first;
+	uint64_t rng;
+	sl_own_timer own[SL_MAXTIMERS];
+	sl_posix posix[SL_MAXTIMERS];
+} sl_thread;
+
+// The SIGEV_THREAD timer of a helper: glibc passes this to the callback.
+typedef struct {
+	int id, def;
+	int64_t first, period;
+	int64_t delivered; // expiries accounted for so far
+	timer_t tid;
+} sl_cb_timer;
+
+static int claim_slot(int def, const char *comm) {
+	spin_lock(&shm->slot_lock);
+	int s = -1;
+	for (uint32_t i = 0; i < SL_SLOTS; i++) {
+		uint32_t j = (shm->next_slot + i) % SL_SLOTS;
+		if (shm->slots[j].state != 1) {
+			s = (int)j;
+			break;
+		}
+	}
+	if (s < 0) {
+		spin_unlock(&shm->slot_lock);
+		die("more than %d live threads", SL_SLOTS);
+	}
+	shm->next_slot = (uint32_t)s + 1;
+	sl_slot *sl = &shm->slots[s];
+	memset(sl, 0, sizeof *sl);
+	sl->def = def;
+	snprintf(sl->comm, sizeof sl->comm, "%s", comm);
+	__atomic_store_n(&sl->state, 1, __ATOMIC_RELEASE);
+	spin_unlock(&shm->slot_lock);
+	return s;
+}
+
+static void write_file(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		fprintf(stderr, "schedlab host worker: %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+struct sl_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+static void set_nice(int nice) {
+	if (setpriority(PRIO_PROCESS, (id_t)gettid_(), nice) < 0)
+		fprintf(stderr, "schedlab host worker: nice %d: %s\n", nice, strerror(errno));
+}
+
+// apply_start sets a new thread's properties, in the order that keeps the
+// rights to do so: cgroup, policy and nice, affinity, and the uid last.
+static void apply_start(const sl_props *p) {
+	char b[32];
+	if (p->group >= 0) {
+		snprintf(b, sizeof b, "%d", (int)gettid_());
+		write_file(prog.groups[p->group], b);
+	}
+	int policy = p->policy >= 0 ? p->policy : prog.default_policy;
+	int nice = p->has_nice ? p->nice : 0;
+	if (policy != SCHED_OTHER || p->slice > 0) {
+		struct sl_sched_attr a = {.size = sizeof a, .policy = (uint32_t)policy, .nice = nice, .runtime = (uint64_t)p->slice};
+		if (syscall(SYS_sched_setattr, 0, &a, 0) < 0)
+			fprintf(stderr, "schedlab host worker: sched_setattr: %s\n", strerror(errno));
+	}
+	set_nice(nice);
+	if (p->ncpus > 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		for (int i = 0; i < p->ncpus; i++)
+			CPU_SET(p->cpus[i], &set);
+		if (sched_setaffinity(0, sizeof set, &set) < 0)
+			fprintf(stderr, "schedlab host worker: sched_setaffinity: %s\n", strerror(errno));
+	}
+	// A raw setresuid changes only this thread; glibc's would change all.
+	if (p->uid >= 0 && syscall(SYS_setresuid, p->uid, p->uid, p->uid) < 0)
+		fprintf(stderr, "schedlab host worker: setresuid %d: %s\n", p->uid, strerror(errno));
+}
+
+static void run_thread(int def, int slot, int instance);
+static void spawn(int def, int instance);
+
+static void thread_done(void) {
+	if (__atomic_sub_fetch(&live, 1, __ATOMIC_ACQ_REL) == 0)
+		futex(&live, FUTEX_WAKE_PRIVATE, 1);
+}
+
+// wait_threads returns when no workload thread of this process is left.
+static void wait_threads(void) {
+	uint32_t n;
+	while ((n = __atomic_load_n(&live, __ATOMIC_ACQUIRE)) != 0)
+		futex(&live, FUTEX_WAIT_PRIVATE, n);
+}
+
+static void *thread_main(void *arg) {
+	intptr_t v = (intptr_t)arg;
+	int instance = (int)((v >> 16) & 0xffff);
+	run_thread((int)(v >> 32), (int)(v & 0xffff), instance == 0xffff ? -1 : instance);
+	thread_done();
+	return NULL;
+}
+
+static void comm_of(int def, int instance, char out[16]) {
+	const sl_task *t = &prog.tasks[def];
+	char b[96];
+	if (instance >= 0 && t->instances > 1)
+		snprintf(b, sizeof b, "%s-%d", t->name, instance);
+	else
+		snprintf(b, sizeof b, "%s", t->name);
+	// Cut as the kernel cuts a comm (TASK_COMM_LEN 16), as the simulator does.
+	size_t n = strnlen(b, 15);
+	memcpy(out, b, n);
+	out[n] = 0;
+}
+
+// spawn creates a thread, or a process for a definition marked "process",
+// running definition def. instance is the index of an initial copy, or -1
+// for a fork.
+static void spawn(int def, int instance) {
+	char comm[16];
+	comm_of(def, instance, comm);
+	int slot = claim_slot(def, comm);
+	if (prog.tasks[def].process) {
+		char env[160];
+		snprintf(env, sizeof env, SL_ENV "=CHILD %d %d %d %d %d %d", prog_fd, marker_fd, shm_fd, def, slot, instance);
+		char *envp[] = {env, NULL};
+		char *argv[] = {comm, NULL};
+		pid_t pid = fork();
+		if (pid == 0) {
+			execve("/proc/self/exe", argv, envp);
+			_exit(SL_EXIT_SETUP);
+		}
+		if (pid < 0)
+			fprintf(stderr, "schedlab host worker: fork: %s\n", strerror(errno));
+		return;
+	}
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 << 10);
+	pthread_t th;
+	intptr_t v = ((intptr_t)def << 32) | ((intptr_t)(instance & 0xffff) << 16) | slot;
+	__atomic_add_fetch(&live, 1, __ATOMIC_ACQ_REL);
+	int err = pthread_create(&th, &a, thread_main, (void *)v);
+	if (err)
+		thread_done();
+	if (err)
+		fprintf(stderr, "schedlab host worker: pthread_create: %s\n", strerror(err));
+	pthread_attr_destroy(&a);
+}
+
+static void busy_cpu(int64_t d) {
+	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + d;
+	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void busy_wall(int64_t d) {
+	int64_t end = now_ns(CLOCK_MONOTONIC) + d;
+	while (now_ns(CLOCK_MONOTONIC) < end)
+		;
+}
+
+static int timer_id(const sl_thread *th, int i) {
+	return prog.timers[i].perthread ? 1000 + th->slot * SL_MAXTIMERS + i : i;
+}
+
+// rt_timer is rt-app's timer: the grid starts at the thread's start and
+// advances one period per use; a thread that is already late does not
+// sleep, and in relative mode the grid restarts from now.
+static void rt_timer(sl_thread *th, const sl_event *e) {
+	const sl_timer_res *r = &prog.timers[e->timer];
+	sl_rt_timer *sh = r->perthread ? NULL : &shm->rt[e->timer];
+	sl_own_timer *own = &th->own[e->timer];
+	int64_t period = e->period.dist == D_FIXED ? e->period.fixed : draw(&e->period, &th->rng);
+	if (period < SL_MIN_PERIOD && e->period.dist != D_FIXED)
+		period = SL_MIN_PERIOD;
+	int64_t next, seq;
+	if (sh)
+		spin_lock(&sh->lock);
+	int32_t *started = sh ? &sh->started : &own->started;
+	int64_t *pnext = sh ? &sh->next : &own->next, *pseq = sh ? &sh->seq : &own->seq;
+	if (!*started) {
+		*started = 1;
+		*pnext = th->first;
+	}
+	*pnext += period;
+	seq = ++*pseq;
+	next = *pnext;
+	int64_t now = now_ns(CLOCK_MONOTONIC);
+	int late = now >= next;
+	if (late && !r->absolute)
+		*pnext = now;
+	if (sh)
+		spin_unlock(&sh->lock);
+	int id = timer_id(th, e->timer);
+	if (late) {
+		mark("timer_missed timer=%d seq=%lld", id, (long long)seq);
+		return;
+	}
+	sleep_until(next);
+	mark("callback_start timer=%d seq=%lld expected_ns=%lld", id, (long long)seq, (long long)next);
+}
+
+// posix_wait waits for the signal of a "signal" or "input" POSIX timer
+// (SIGEV_THREAD_ID to this thread), arming it on first use with its first
+// expiry one period after the thread's start.
+static void posix_wait(sl_thread *th, const sl_event *e) {
+	sl_posix *p = &th->posix[e->timer];
+	const sl_timer_res *r = &prog.timers[e->timer];
+	if (!p->created) {
+		p->signo = SIGRTMIN + 1 + e->timer;
+		sigemptyset(&p->set);
+		sigaddset(&p->set, p->signo);
+		pthread_sigmask(SIG_BLOCK, &p->set, NULL);
+		struct sigevent sev = {0};
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = p->signo;
+		sev._sigev_un._tid = gettid_();
+		if (timer_create(CLOCK_MONOTONIC, &sev, &p->id) < 0)
+			die("timer_create: %s", strerror(errno));
+		p->period = e->period.fixed;
+		p->first = th->first + p->period;
+		int64_t now = now_ns(CLOCK_MONOTONIC);
+		while (p->first <= now)
+			p->first += p->period;
+		struct itimerspec its = {to_ts(p->period), to_ts(p->first)};
+		if (timer_settime(p->id, TIMER_ABSTIME, &its, NULL) < 0)
+			die("timer_settime: %s", strerror(errno));
+		p->created = 1;
+	}
+	siginfo_t si;
+	while (sigwaitinfo(&p->set, &si) < 0)
+		;
+	// The signal is for the first undelivered expiry; expiries while it was
+	// pending are overruns, the missed timer events.
+	int64_t seq = ++p->seq, expected = p->first + (seq - 1) * p->period;
+	int id = timer_id(th, e->timer);
+	for (int i = 0; i < si.si_overrun; i++)
+		mark("timer_missed timer=%d seq=%lld", id, (long long)(seq + 1 + i));
+	p->seq += si.si_overrun;
+	if (r->notify == N_INPUT) {
+		sl_slot *me = &shm->slots[th->slot];
+		me->tok_set = 1, me->tok_timer = id, me->tok_seq = seq, me->tok_expected = expected;
+		return;
+	}
+	mark("callback_start timer=%d seq=%lld expected_ns=%lld", id, (long long)seq, (long long)expected);
+}
+
+// sigev_callback is the function glibc runs in a new thread at each expiry
+// of a SIGEV_THREAD timer: its first act is the sample's mark.
+static void sigev_callback(union sigval v) {
+	sl_cb_timer *cb = v.sival_ptr;
+	// The signal glibc's helper took was for the first expiry not yet
+	// served; expiries while it was pending are overruns, merged into it.
+	// (Callbacks that run late may start out of order, and an overrun count
+	// may then be read for a later signal: the totals stay right.)
+	int over = timer_getoverrun(cb->tid);
+	if (over < 0)
+		over = 0;
+	int64_t seq = __atomic_fetch_add(&cb->delivered, 1 + over, __ATOMIC_ACQ_REL) + 1;
+	int64_t expected = cb->first + (seq - 1) * cb->period;
+	mark("callback_start timer=%d seq=%lld expected_ns=%lld", cb->id, (long long)seq, (long long)expected);
+	for (int i = 1; i <= over; i++)
+		mark("timer_missed timer=%d seq=%lld", cb->id, (long long)(seq + i));
+	char comm[16];
+	comm_of(cb->def, -1, comm);
+	__atomic_add_fetch(&live, 1, __ATOMIC_ACQ_REL);
+	run_thread(cb->def, claim_slot(cb->def, comm), -1);
+	thread_done();
+}
+
+// sigev_helper is a thread whose program is glibc's SIGEV_THREAD helper:
+// timer (notify "thread"), then the helper's own work, then a fork of the
+// callback. On the host glibc does all of that itself: this thread only
+// creates the timer and waits.
+static void sigev_helper(sl_thread *th, const sl_event *e, const sl_phase *ph) {
+	int fork = -1;
+	for (int i = 0; i < ph->nev; i++)
+		if (ph->ev[i].kind == EV_FORK)
+			fork = ph->ev[i].fork;
+	sl_cb_timer *cb = calloc(1, sizeof *cb);
+	cb->id = timer_id(th, e->timer);
+	cb->def = fork;
+	cb->period = e->period.fixed;
+	cb->first = th->first + cb->period;
+	struct sigevent sev = {0};
+	sev.sigev_notify = SIGEV_THREAD;
+	sev.sigev_notify_function = sigev_callback;
+	sev.sigev_value.sival_ptr = cb;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &cb->tid) < 0)
+		die("timer_create SIGEV_THREAD: %s", strerror(errno));
+	struct itimerspec its = {to_ts(cb->period), to_ts(cb->first)};
+	if (timer_settime(cb->tid, TIMER_ABSTIME, &its, NULL) < 0)
+		die("timer_settime: %s", strerror(errno));
+	for (;;)
+		pause();
+}
+
+static void suspend(sl_thread *th) {
+	uint32_t *sem = &shm->slots[th->slot].sem;
+	while (!__atomic_exchange_n(sem, 0, __ATOMIC_ACQ_REL))
+		futex(sem, FUTEX_WAIT, 0);
+}
+
+static void resume(sl_thread *th, const sl_event *e) {
+	int target = -1;
+	for (int pass = 0; pass < 2 && target < 0; pass++)
+		for (int i = 0; i < SL_SLOTS; i++) {
+			sl_slot *s = &shm->slots[i];
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != 1)
+				continue;
+			if (pass == 0 ? strcmp(s->comm, e->target) == 0 : s->def == e->target_def) {
+				target = i;
+				break;
+			}
+		}
+	if (target < 0)
+		return; // its threads have all exited: a no-op, as in the simulator
+	sl_slot *me = &shm->slots[th->slot], *t = &shm->slots[target];
+	if (me->tok_set) { // an input token travels with the wakeup
+		t->tok_timer = me->tok_timer, t->tok_seq = me->tok_seq, t->tok_expected = me->tok_expected;
+		__atomic_store_n(&t->tok_set, 1, __ATOMIC_RELEASE);
+		me->tok_set = 0;
+	}
+	__atomic_store_n(&t->sem, 1, __ATOMIC_RELEASE);
+	futex(&t->sem, FUTEX_WAKE, 1);
+}
+
+static void latency_end(sl_thread *th) {
+	sl_slot *me = &shm->slots[th->slot];
+	if (!__atomic_load_n(&me->tok_set, __ATOMIC_ACQUIRE))
+		return;
+	mark("callback_start timer=%d seq=%lld expected_ns=%lld", me->tok_timer, (long long)me->tok_seq,
+	     (long long)me->tok_expected);
+	me->tok_set = 0;
+}
+
+static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
+	switch (e->kind) {
+	case EV_RUN:
+		busy_cpu(draw(&e->dur, &th->rng));
+		break;
+	case EV_RUNTIME:
+		busy_wall(draw(&e->dur, &th->rng));
+		break;
+	case EV_SLEEP: {
+		struct timespec ts = to_ts(draw(&e->dur, &th->rng));
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+		break;
+	}
+	case EV_TIMER:
+		switch (prog.timers[e->timer].notify) {
+		case N_NONE:
+			rt_timer(th, e);
+			break;
+		case N_THREAD:
+			sigev_helper(th, e, ph);
+			break;
+		default:
+			posix_wait(th, e);
+		}
+		break;
+	case EV_FORK:
+		spawn(e->fork, -1);
+		break;
+	case EV_YIELD:
+		sched_yield();
+		break;
+	case EV_SUSPEND:
+		suspend(th);
+		break;
+	case EV_RESUME:
+		resume(th, e);
+		break;
+	case EV_LATENCY_END:
+		latency_end(th);
+		break;
+	}
+	return 0;
+}
+
+// run_thread runs definition def in the calling thread: its phases as the
+// simulator's Task.next walks them, then the thread ends.
+static void run_thread(int def, int slot, int instance) {
+	sl_task *t = &prog.tasks[def];
+	sl_thread *th = calloc(1, sizeof *th);
+	th->def = def, th->slot = slot, th->instance = instance;
+	th->rng = prog.seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(slot + 1)) ^ (uint64_t)now_ns(CLOCK_MONOTONIC);
+	if (!th->rng)
+		th->rng = 1;
+	prctl(PR_SET_NAME, shm->slots[slot].comm);
+	apply_start(&t->props);
+	th->first = now_ns(CLOCK_MONOTONIC);
+	for (int loops = t->loop; loops != 0; loops -= loops > 0) {
+		for (int p = 0; p < t->nph; p++) {
+			sl_phase *ph = &t->ph[p];
+			if (ph->props.has_nice)
+				set_nice(ph->props.nice);
+			for (int pl = ph->loop; pl != 0; pl -= pl > 0)
+				for (int i = 0; i < ph->nev; i++)
+					event(th, &ph->ev[i], ph);
+		}
+	}
+	__atomic_store_n(&shm->slots[slot].state, 2, __ATOMIC_RELEASE);
+	free(th);
+}
+
+static void map_shm(int create) {
+	if (create) {
+		shm_fd = (int)syscall(SYS_memfd_create, "schedlab-shm", 0);
+		if (shm_fd < 0 || ftruncate(shm_fd, sizeof(sl_shm)) < 0)
+			die("memfd: %s", strerror(errno));
+	}
+	shm = mmap(NULL, sizeof(sl_shm), PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+	if (shm == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+}
+
+typedef struct {
+	int def, instance;
+	int64_t delay;
+} sl_start;
+
+static int by_delay(const void *a, const void *b) {
+	const sl_start *x = a, *y = b;
+	return x->delay < y->delay ? -1 : x->delay > y->delay;
+}
+
+// root is the workload's first process: it starts every initial copy at its
+// delay, as rt-app's main thread does, and then leaves the stage.
+static void root(int go) {
+	// Wait until the runner has put this process in its cgroup and started
+	// tracing: the first byte on the go pipe.
+	char c;
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go);
+	map_shm(1);
+	shm->t0 = now_ns(CLOCK_MONOTONIC);
+	int n = 0;
+	for (int i = 0; i < prog.ntasks; i++)
+		n += prog.tasks[i].instances;
+	sl_start *st = calloc((size_t)n + 1, sizeof *st);
+	n = 0;
+	for (int i = 0; i < prog.ntasks; i++)
+		for (int j = 0; j < prog.tasks[i].instances; j++)
+			st[n++] = (sl_start){i, j, prog.tasks[i].delay};
+	qsort(st, (size_t)n, sizeof *st, by_delay);
+	for (int i = 0; i < n; i++) {
+		if (st[i].delay > 0)
+			sleep_until(shm->t0 + st[i].delay);
+		spawn(st[i].def, st[i].instance);
+	}
+	wait_threads();
+	_exit(0);
+}
+
+__attribute__((constructor)) static void schedlab_host_worker(void) {
+	const char *job = getenv(SL_ENV);
+	if (!job)
+		return;
+	// Timer slack would add up to 50 µs to every sleep and expiry, a delay
+	// the simulator does not have (host.md §10).
+	prctl(PR_SET_TIMERSLACK, 1);
+	char kind[8];
+	int def = -1, slot = -1, instance = -1, go = -1;
+	if (sscanf(job, "%7s %d %d", kind, &prog_fd, &marker_fd) < 3)
+		die("bad %s=%s", SL_ENV, job);
+	read_program(prog_fd);
+	if (strcmp(kind, "ROOT") == 0) {
+		if (sscanf(job, "%7s %d %d %d", kind, &prog_fd, &marker_fd, &go) != 4)
+			die("bad %s=%s", SL_ENV, job);
+		prctl(PR_SET_NAME, "schedlab-root");
+		root(go);
+	}
+	if (sscanf(job, "%7s %d %d %d %d %d %d", kind, &prog_fd, &marker_fd, &shm_fd, &def, &slot, &instance) != 7)
+		die("bad %s=%s", SL_ENV, job);
+	if (strcmp(kind, "CHILD") != 0 || def < 0 || def >= prog.ntasks || slot < 0 || slot >= SL_SLOTS)
+		die("bad %s=%s", SL_ENV, job);
+	map_shm(0);
+	__atomic_add_fetch(&live, 1, __ATOMIC_ACQ_REL);
+	run_thread(def, slot, instance);
+	thread_done();
+	wait_threads();
+	_exit(0);
+}
