@@ -17,17 +17,18 @@ import (
 // Refused, each verified with /usr/bin/rt-app 1.0: fork events and
 // instance-0 templates (1.0 ignores a fork key and starts no thread for
 // instance 0); task groups (ignored); SCHED_BATCH and SCHED_IDLE (fatal
-// "Invalid policy"); random durations and timer periods (a non-integer run
-// becomes "run 0"); timer "notify" and latency_end (ignored: a plain rt-app
-// timer runs instead); uid (ignored); dl-runtime on a fair task, the custom
-// slice (ignored: se.slice stays the default); priority in a phase (read
-// only at the task level); a timer shared by several threads (1.0 computes
-// wu_lat after sleeping from the shared expiry, which another thread has
-// advanced meanwhile: the log shows negative values wrapped to 2^64); a
-// resume that names one instance, or a task with several instances (1.0
-// names every instance after its task and wakes them all); a FIFO or RR
-// priority below 1; a duration that is not a whole number of seconds
-// (1.0's global.duration must be an integer).
+// "Invalid policy"); random durations (1.0 turns a run, runtime or sleep
+// whose value is not an integer into "run 0") and timer periods (fatal
+// "Invalid type for key period"); timer "notify" and latency_end (ignored:
+// a plain rt-app timer runs instead); uid (ignored); dl-runtime on a fair
+// task, the custom slice (ignored: se.slice stays the default); priority in
+// a phase (read only at the task level); a timer shared by several threads
+// (1.0 computes wu_lat after sleeping from the shared expiry, which another
+// thread has advanced meanwhile: the log shows negative values wrapped to
+// 2^64); a resume that names one instance, or a task with several
+// instances (1.0 names every instance after its task and wakes them all);
+// a FIFO or RR priority below 1; a duration that is not a whole number of
+// seconds (1.0's global.duration must be an integer).
 //
 // Accepted, with 1.0's own semantics: run, runtime, sleep, timer (relative
 // or absolute, "unique…" or used by one thread), yield, suspend and resume.

@@ -26,9 +26,9 @@ type Options struct {
 	// NsPerLoop is rt-app's calibration: the ns one iteration of its busy
 	// loop takes, which turns a run event's µs into a fixed amount of
 	// work. 0: Convert writes "CPU<n>" (n the first of CPUs, or 0), which
-	// makes rt-app 1.0 calibrate itself (no root needed, but it sleeps 1 s
-	// per trial: 3 to 7 s on the host), and Run measures it first with a
-	// 0.1 s probe run of rt-app instead.
+	// makes rt-app 1.0 calibrate itself, pinned to CPU n (it needs no
+	// root, but sleeps 1 s per trial: 3 to 7 s on the host); Run instead
+	// measures it first with a probe run of rt-app of a few tens of ms.
 	NsPerLoop int
 }
 

@@ -55,7 +55,7 @@ import (
 // Result is one rt-app run.
 type Result struct {
 	WakeupLatency []int64        // rt-app's wu_lat samples of every thread, ns, in log order (threads in index order)
-	Threads       map[string]int // samples per thread, named as schedlab names it: the task, or task-i if it has several instances
+	Threads       map[string]int // samples per thread (0 for one without a timer), named as schedlab does: the task, or task-i if it has several instances
 	Missed        int            // rows whose timer had already expired (rt-app logs wu_lat 0 and does not sleep)
 	Version       string         // first line of `rt-app --version`, or the Debian package's version; "" if unknown
 	Log           string         // the directory the logs were in (removed after parsing unless Keep)
@@ -116,7 +116,10 @@ func Run(ctx context.Context, spec *workload.Spec, o Options) (*Result, error) {
 }
 
 // add takes the samples of one thread's log: the wu_lat of every row with
-// a timer that had not expired, in ns.
+// a timer that had not expired, in ns. wu_lat is the pass's time from each
+// timer's programmed expiry to the thread reading CLOCK_MONOTONIC after
+// clock_nanosleep returned (see the package doc); a row whose timer had
+// expired holds 0 and is counted in Missed instead.
 func (res *Result) add(name string, rows []Row) error {
 	n := 0
 	for _, r := range rows {
