@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"schedlab/lab"
+	"schedlab/validate"
+)
+
+func validateCmd() *cobra.Command {
+	var h hostFlags
+	var runs int
+	var asJSON, rtApp bool
+	cmd := &cobra.Command{
+		Use:   "validate SCENARIO|FILE.json",
+		Short: "Run a workload on the host kernel and in the simulation, side by side",
+		Long: `Run a workload N times on the host kernel (as measure does) and N times in
+the simulation with the host's profile (eevdf-6.18, HZ 250, the host's CPU
+count and base slice, the workload in one task group as the host run's
+cgroup), and compare p50, p90, p99 and maximum of timer and wakeup latency:
+each figure is inside the host's run-to-run spread, or off by how much.
+
+--rt-app also runs the file with Debian's rt-app 1.0 and shows its wu_lat,
+where rt-app can run the file (no fork, task groups or schedlab extensions),
+and otherwise says why not. Needs root and tracefs, as measure.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			o, name, timeout, err := h.resolve(a[0])
+			if err != nil {
+				return err
+			}
+			if runs < 1 || runs > 1000 {
+				return &lab.InputError{Err: fmt.Errorf("--runs %d: need 1 to 1000 runs", runs)}
+			}
+			o.Log = nil
+			ctx, cancel := hostContext(timeout*time.Duration(runs)+time.Minute)
+			defer cancel()
+			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Progress: os.Stderr})
+			if err != nil {
+				return hostError(err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			return res.WriteText(os.Stdout)
+		},
+	}
+	h.add(cmd)
+	f := cmd.Flags()
+	f.IntVar(&runs, "runs", 5, "runs on each side")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.BoolVar(&rtApp, "rt-app", false, "also run the file with rt-app 1.0 and show its wu_lat")
+	return cmd
+}

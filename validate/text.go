@@ -1,0 +1,102 @@
+package validate
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"schedlab/report"
+)
+
+// WriteText prints the side-by-side table.
+func (r *Result) WriteText(w io.Writer) error {
+	f := r.HostFacts
+	fmt.Fprintf(w, "validate %s: %d run(s) of %.1f s on each side, %d CPU(s)\n", r.Scenario, r.Runs, float64(r.DurationNS)/1e9, r.CPUs)
+	fmt.Fprintf(w, "host:       Linux %s, base slice %s ns, autogroup %s, cgroup %s, load before the last run %s\n",
+		f.Kernel, f.BaseSlice, f.Autogroup, orNone(f.Cgroup), f.LoadAvg)
+	for i, m := range r.Model {
+		lead := "simulation:"
+		if i > 0 {
+			lead = "           "
+		}
+		fmt.Fprintf(w, "%s %s\n", lead, m)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "latency\tstat\thost median\t  host min\t  host max\tsimulation\tverdict")
+	for _, fg := range r.Figures {
+		if fg.HostMax == 0 && fg.SimMax == 0 && fg.Sim == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t%11s\t%10s\t%10s\t%10s\t%s\n", fg.Latency, fg.Stat, "-", "-", "-", "-", fg.Verdict)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%11s\t%10s\t%10s\t%10s\t%s\n", fg.Latency, fg.Stat, us(fg.HostMed), us(fg.HostMin), us(fg.HostMax), us(fg.Sim), fg.Verdict)
+	}
+	tw.Flush()
+	inside := 0
+	for _, fg := range r.Figures {
+		if fg.Inside {
+			inside++
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d figures inside the host's run-to-run spread (µs; spread = minimum to maximum over the host runs)\n", inside, len(r.Figures))
+	fmt.Fprintf(w, "samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s\n",
+		counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
+	if m := missed(r.Host); m != "" {
+		fmt.Fprintf(w, "missed timer events: host %s; simulation %s\n", m, missed(r.Sim))
+	}
+	if r.RTApp != nil {
+		if r.RTApp.Ran {
+			s := r.RTApp.WuLat
+			fmt.Fprintf(w, "rt-app %s wu_lat (one run): n=%d p50 %s p90 %s p99 %s max %s\n", r.RTApp.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
+		} else {
+			fmt.Fprintf(w, "rt-app: not run: %s\n", r.RTApp.Why)
+		}
+	}
+	seen := map[string]bool{}
+	for _, run := range r.Host {
+		for _, n := range run.Notes {
+			if strings.HasPrefix(n, "the ring buffer lost") || strings.HasPrefix(n, "steal time") || strings.HasPrefix(n, "worker:") {
+				if !seen[n] {
+					seen[n] = true
+					fmt.Fprintf(w, "host note: %s\n", n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func us(v report.US) string { return fmt.Sprintf("%.1f", float64(v)) }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func counts(runs []RunStats, timer bool) string {
+	var parts []string
+	for _, r := range runs {
+		n := r.Wakeup.Count
+		if timer {
+			n = r.Timer.Count
+		}
+		parts = append(parts, fmt.Sprint(n))
+	}
+	return strings.Join(parts, "/")
+}
+
+func missed(runs []RunStats) string {
+	var parts []string
+	any := false
+	for _, r := range runs {
+		parts = append(parts, fmt.Sprint(r.Missed))
+		any = any || r.Missed > 0
+	}
+	if !any {
+		return ""
+	}
+	return strings.Join(parts, "/")
+}

@@ -1,0 +1,307 @@
+// Package validate puts the host kernel and the simulation side by side on
+// one workload: N runs on the host (package host), N simulated runs with
+// the host's profile, and for each figure of timer and wakeup latency
+// (p50, p90, p99, maximum) a verdict: inside the host's run-to-run spread,
+// or off by how much.
+//
+// The host's profile (host.md): policy eevdf-6.18 (the host runs 6.18),
+// HZ 250, the host's CPU count (the base slice scales with it as the
+// kernel's does: 0.70 ms × (1 + log2 ncpu), 1.4 ms on 2 CPUs), default
+// features (debugfs is locked down, so the host's cannot be read or
+// changed). The host runner puts the whole workload in one cgroup below
+// the root, as a session's autogroup would be; the simulation models that
+// level as one task group, /session, of weight 1024, holding the workload's
+// own groups.
+package validate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"schedlab/analyze"
+	"schedlab/host"
+	"schedlab/host/rtapp"
+	"schedlab/lab"
+	"schedlab/report"
+	"schedlab/workload"
+)
+
+// Policy is the simulated policy that matches the host.
+const Policy = "eevdf-6.18"
+
+// SessionGroup is the task group that models the host run's cgroup.
+const SessionGroup = "/session"
+
+// Options are one validation.
+type Options struct {
+	Host     host.Options // Spec, CPUs, Duration, Seed, BufferKB, Log
+	Scenario string
+	Runs     int
+	// RTApp also runs the workload with rt-app, where rt-app can.
+	RTApp bool
+	// Progress receives a line per run (nil: none).
+	Progress io.Writer
+}
+
+// Stats are the compared figures of one latency in one run, µs.
+type Stats struct {
+	Count int       `json:"count"`
+	P50   report.US `json:"p50_us"`
+	P90   report.US `json:"p90_us"`
+	P99   report.US `json:"p99_us"`
+	Max   report.US `json:"max_us"`
+}
+
+func statsOf(l report.Latency) Stats {
+	return Stats{Count: l.Count, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+}
+
+// RunStats are one run's figures.
+type RunStats struct {
+	Timer  Stats `json:"timer_latency"`
+	Wakeup Stats `json:"wakeup_latency"`
+	// Missed timer events.
+	Missed int `json:"missed"`
+	// Notes are the run's warnings (lost events, steal time, ...).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Figure is one compared number.
+type Figure struct {
+	Latency string    `json:"latency"` // "timer" or "wakeup"
+	Stat    string    `json:"stat"`    // "p50", "p90", "p99", "max"
+	HostMed report.US `json:"host_median_us"`
+	HostMin report.US `json:"host_min_us"`
+	HostMax report.US `json:"host_max_us"`
+	Sim     report.US `json:"sim_median_us"`
+	SimMin  report.US `json:"sim_min_us"`
+	SimMax  report.US `json:"sim_max_us"`
+	// Inside is true when the simulation's median lies within the host's
+	// spread (minimum to maximum over the runs).
+	Inside  bool   `json:"inside"`
+	Verdict string `json:"verdict"`
+}
+
+// Result is a validation.
+type Result struct {
+	Scenario   string      `json:"scenario"`
+	Runs       int         `json:"runs"`
+	DurationNS int64       `json:"duration_ns"`
+	CPUs       int         `json:"cpus"`
+	HostFacts  host.Facts  `json:"host"`
+	Host       []RunStats  `json:"host_runs"`
+	Policy     string      `json:"policy"`
+	Model      []string    `json:"model"`
+	Sim        []RunStats  `json:"sim_runs"`
+	Figures    []Figure    `json:"figures"`
+	RTApp      *RTAppStats `json:"rt_app,omitempty"`
+}
+
+// RTAppStats is rt-app's second opinion, or why there is none.
+type RTAppStats struct {
+	Ran     bool   `json:"ran"`
+	Why     string `json:"why,omitempty"`
+	Version string `json:"version,omitempty"`
+	WuLat   Stats  `json:"wu_lat"`
+}
+
+// WithSession returns a copy of spec whose tasks all live in SessionGroup:
+// its tasks without a group join it, and its groups move below it.
+func WithSession(spec *workload.Spec) *workload.Spec {
+	s := *spec
+	s.Tasks = make([]*workload.Task, len(spec.Tasks))
+	for i, t := range spec.Tasks {
+		c := *t
+		g := SessionGroup
+		if t.Props.TaskGroup != nil {
+			g = SessionGroup + *t.Props.TaskGroup
+		}
+		c.Props.TaskGroup = &g
+		s.Tasks[i] = &c
+	}
+	s.Groups = []*workload.Group{{Path: SessionGroup, Shares: 1024}}
+	for _, g := range spec.Groups {
+		parent := SessionGroup
+		if g.Parent != "" {
+			parent = SessionGroup + g.Parent
+		}
+		s.Groups = append(s.Groups, &workload.Group{Path: SessionGroup + g.Path, Parent: parent, Shares: g.Shares})
+	}
+	return &s
+}
+
+// Run measures and simulates.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Runs < 1 {
+		return nil, fmt.Errorf("validate: need at least one run")
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	ncpu := len(o.Host.CPUs)
+	if ncpu == 0 {
+		online, err := host.OnlineCPUs()
+		if err != nil {
+			return nil, err
+		}
+		ncpu = len(online)
+	}
+	res := &Result{Scenario: o.Scenario, Runs: o.Runs, DurationNS: int64(o.Host.Duration), CPUs: ncpu, Policy: Policy}
+	// Simulate first: it is quick, and a bad workload fails before the
+	// host is touched.
+	simSpec := WithSession(o.Host.Spec)
+	for i := 0; i < o.Runs; i++ {
+		r, err := lab.Simulate(lab.Options{Spec: simSpec, Workload: o.Scenario, Policy: Policy, CPUs: ncpu,
+			Duration: o.Host.Duration.String(), Seed: o.Host.Seed + uint64(i)})
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			res.Model = modelOf(r, ncpu)
+		}
+		res.Sim = append(res.Sim, runStats(r))
+	}
+	for i := 0; i < o.Runs; i++ {
+		fmt.Fprintf(progress, "schedlab validate: host run %d/%d (%v)\n", i+1, o.Runs, o.Host.Duration)
+		ho := o.Host
+		ho.Seed += uint64(i)
+		m, err := host.Measure(ctx, ho, o.Scenario, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.HostFacts = m.Result.Facts
+		res.Host = append(res.Host, runStats(m.Run))
+	}
+	if o.RTApp {
+		res.RTApp = runRTApp(ctx, o, progress)
+	}
+	res.Figures = compare(res.Host, res.Sim)
+	return res, nil
+}
+
+func runStats(r *report.Run) RunStats {
+	s := RunStats{Timer: statsOf(r.TimerLatency), Wakeup: statsOf(r.WakeupLatency), Notes: r.Warnings}
+	if r.TimerLatency.Missed != nil {
+		s.Missed = *r.TimerLatency.Missed
+	}
+	return s
+}
+
+// modelOf says what the simulation assumed, for the reader.
+func modelOf(r *report.Run, ncpu int) []string {
+	var tun []string
+	for _, k := range []string{"sched_base_slice_ns", "tick_nsec"} {
+		if v, ok := r.Tunables[k]; ok {
+			tun = append(tun, fmt.Sprintf("%s=%d", k, v))
+		}
+	}
+	return []string{
+		fmt.Sprintf("policy %s, %d CPU(s), HZ 250, default features; %s", Policy, ncpu, strings.Join(tun, " ")),
+		"the workload in one task group " + SessionGroup + " (weight 1024) below the root, as the host run's cgroup",
+		"engine costs: context switch 3 µs, clone 25 µs, wakeup 2 µs, exit 10 µs (sim.DefaultParams); no timer slack (the host runs with 1 ns)",
+	}
+}
+
+func runRTApp(ctx context.Context, o Options, progress io.Writer) *RTAppStats {
+	st := &RTAppStats{}
+	if err := rtapp.Check(o.Host.Spec); err != nil {
+		st.Why = err.Error()
+		return st
+	}
+	fmt.Fprintf(progress, "schedlab validate: rt-app run (%v)\n", o.Host.Duration)
+	r, err := rtapp.Run(ctx, o.Host.Spec, rtapp.Options{Duration: o.Host.Duration, CPUs: o.Host.CPUs})
+	if err != nil {
+		st.Why = err.Error()
+		return st
+	}
+	st.Ran, st.Version = true, r.Version
+	st.WuLat = statsOf(report.NewLatency(analyze.Summarise(r.WakeupLatency)))
+	return st
+}
+
+// compare makes the figures and their verdicts.
+func compare(hostRuns, simRuns []RunStats) []Figure {
+	var out []Figure
+	lats := []struct {
+		name string
+		get  func(RunStats) Stats
+	}{
+		{"timer", func(r RunStats) Stats { return r.Timer }},
+		{"wakeup", func(r RunStats) Stats { return r.Wakeup }},
+	}
+	stats := []struct {
+		name string
+		get  func(Stats) report.US
+	}{
+		{"p50", func(s Stats) report.US { return s.P50 }},
+		{"p90", func(s Stats) report.US { return s.P90 }},
+		{"p99", func(s Stats) report.US { return s.P99 }},
+		{"max", func(s Stats) report.US { return s.Max }},
+	}
+	for _, l := range lats {
+		for _, s := range stats {
+			var hv, sv []float64
+			for _, r := range hostRuns {
+				if st := l.get(r); st.Count > 0 {
+					hv = append(hv, float64(s.get(st)))
+				}
+			}
+			for _, r := range simRuns {
+				if st := l.get(r); st.Count > 0 {
+					sv = append(sv, float64(s.get(st)))
+				}
+			}
+			f := Figure{Latency: l.name, Stat: s.name}
+			switch {
+			case len(hv) == 0 && len(sv) == 0:
+				f.Verdict = "no samples on either side"
+				f.Inside = true
+			case len(hv) == 0:
+				f.Verdict = "no samples on the host"
+			case len(sv) == 0:
+				f.Verdict = "no samples in the simulation"
+			default:
+				hmed, hmin, hmax := medMinMax(hv)
+				smed, smin, smax := medMinMax(sv)
+				f.HostMed, f.HostMin, f.HostMax = report.US(hmed), report.US(hmin), report.US(hmax)
+				f.Sim, f.SimMin, f.SimMax = report.US(smed), report.US(smin), report.US(smax)
+				f.Inside = smed >= hmin && smed <= hmax
+				f.Verdict = verdict(smed, hmed, hmin, hmax)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// verdict says where the simulation's median lies against the host's
+// spread: inside it, or below or above it by how much (µs, and as a
+// ratio to the host's median).
+func verdict(sim, med, lo, hi float64) string {
+	if sim >= lo && sim <= hi {
+		return "inside"
+	}
+	ratio := "∞"
+	if med > 0 {
+		ratio = fmt.Sprintf("%.2g×", sim/med)
+	}
+	if sim < lo {
+		return fmt.Sprintf("low by %s (%s host median)", report.FormatUS(lo-sim), ratio)
+	}
+	return fmt.Sprintf("high by %s (%s host median)", report.FormatUS(sim-hi), ratio)
+}
+
+func medMinMax(v []float64) (med, lo, hi float64) {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
+}
