@@ -38,7 +38,7 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 				return &lab.InputError{Err: fmt.Errorf("--runs %d: need 1 to 1000 runs", runs)}
 			}
 			o.Log = nil
-			ctx, cancel := hostContext(timeout*time.Duration(runs)+time.Minute)
+			ctx, cancel := hostContext(timeout*time.Duration(runs) + time.Minute)
 			defer cancel()
 			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Progress: os.Stderr})
 			if err != nil {
