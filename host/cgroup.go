@@ -48,10 +48,11 @@ type cgroupSet struct {
 	created []string // in creation order, parents first
 }
 
-// shares converts cpu.shares to cpu.weight as the kernel's v1→v2 mapping
-// does (1024 ↔ 100).
+// sharesToWeight converts cpu.shares to cpu.weight as the kernel relates
+// them (kernel/sched/core.c, cpu_weight_read_u64: weight = shares × 100 /
+// 1024, rounded to the nearest), within cpu.weight's range 1…10000.
 func sharesToWeight(shares uint64) uint64 {
-	w := 1 + ((shares-2)*9999)/262142
+	w := (shares*100 + 512) / 1024
 	return min(max(w, 1), 10000)
 }
 

@@ -1,0 +1,172 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"schedlab/trace"
+	"schedlab/workload"
+)
+
+// needHost skips a test that needs the host kernel's tracing and cgroups,
+// saying what is missing.
+func needHost(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no host runs")
+	}
+	if _, err := Preflight(nil, true); err != nil {
+		t.Skipf("host runs impossible here: %v", err)
+	}
+}
+
+// collect is a trace.Sink keeping every event.
+type collect []trace.Event
+
+func (c *collect) Event(e *trace.Event) { *c = append(*c, *e) }
+
+// hostWorkload exercises every kind of thread the worker makes: an rt-app
+// timer, a SIGEV_THREAD timer, a busy loop, thread and process forks, and a
+// suspend/resume pair.
+const hostWorkload = `{"global": {"duration": 1}, "tasks": {
+	"tick": {"timer": {"ref": "t", "period": 10000}, "run": 200},
+	"hog": {"run": 5000, "sleep": 1000},
+	"spawner": {"loop": 3, "sleep": 100000, "fork": "child", "resume": "waiter"},
+	"child": {"instance": 0, "process": true, "loop": 1, "run": 1000},
+	"waiter": {"suspend": 0, "run": 50},
+	"helper": {"timer": {"ref": "posix", "period": 20000, "mode": "absolute", "notify": "thread"}, "run": 30, "fork": "cb"},
+	"cb": {"instance": 0, "loop": 1, "run": 100}
+}}`
+
+func TestRunOnHost(t *testing.T) {
+	needHost(t)
+	spec, err := workload.Parse("host.json", []byte(hostWorkload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	m, err := Measure(context.Background(), Options{Spec: spec, Duration: time.Second, Seed: 1, Log: &log}, "host.json", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	res := m.Result
+	t.Logf("%s", log.String())
+	if len(res.WorkerErrors) > 0 {
+		t.Errorf("worker errors: %q", res.WorkerErrors)
+	}
+	// Cleanup left nothing behind.
+	if n := sessionPIDs(res.RootPID); len(n) > 0 {
+		t.Errorf("processes of session %d left: %v", res.RootPID, n)
+	}
+	left, _ := filepath.Glob(filepath.Join(TracefsRoot, "instances", "schedlab-*"))
+	for _, d := range left {
+		if filepath.Base(d) == "schedlab-"+strconv.Itoa(os.Getpid()) {
+			t.Errorf("tracefs instance %s left", d)
+		}
+	}
+	if res.Facts.Cgroup != "" {
+		if _, err := os.Stat(res.Facts.Cgroup); err == nil {
+			t.Errorf("cgroup %s left", res.Facts.Cgroup)
+		}
+	}
+
+	var evs collect
+	if _, err := trace.Parse(bytes.NewReader(res.Trace), &evs); err != nil {
+		t.Fatal(err)
+	}
+	// The workload's tasks, by following forks from the root.
+	ours := map[int32]bool{int32(res.RootPID): true}
+	comms := map[string]int{}
+	pendingWake := map[int32]int64{}
+	running := map[int32]bool{}
+	var marks, forks int
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.Fork:
+			if ours[e.PID] {
+				ours[e.ChildPID] = true
+				forks++
+			}
+		case trace.Waking:
+			// A task woken while still on its CPU (it had not finished
+			// going to sleep) needs no switch-in.
+			if ours[e.PID] && !running[e.PID] {
+				if _, ok := pendingWake[e.PID]; !ok {
+					pendingWake[e.PID] = e.TS
+				}
+			}
+		case trace.Switch:
+			running[e.PID], running[e.NextPID] = false, true
+			if ours[e.NextPID] {
+				delete(pendingWake, e.NextPID)
+			}
+			// A new thread or process names itself once it runs, so its
+			// name shows when it leaves the CPU.
+			if ours[e.PID] {
+				comms[e.Comm]++
+			}
+		case trace.Mark:
+			if !ours[e.PID] {
+				t.Errorf("mark from a task outside the workload: %+v", e)
+			}
+			marks++
+		}
+	}
+	// Every wakeup of a workload task was followed by its switch-in, except
+	// those the end of the recording cut off (at most one per task).
+	for pid, ts := range pendingWake {
+		if res.End-ts > 50e6 {
+			t.Errorf("task %d woken at %d never ran (recording ends %d)", pid, ts, res.End)
+		}
+	}
+	for _, c := range []string{"tick", "hog", "spawner", "child", "waiter", "helper", "cb"} {
+		if comms[c] == 0 {
+			t.Errorf("no switch-out of a task named %q; seen %v", c, comms)
+		}
+	}
+	r := m.Run
+	// 1 s of a 10 ms rt-app timer and a 20 ms SIGEV_THREAD timer: about
+	// 100 + 50 expiries, each a sample or a missed event. The bound is
+	// loose (a busy host delays the start), never a latency threshold.
+	expiries := r.TimerLatency.Count
+	if r.TimerLatency.Missed != nil {
+		expiries += *r.TimerLatency.Missed
+	}
+	t.Logf("timer: %+v; wakeup: %+v; comms %v", r.TimerLatency, r.WakeupLatency, comms)
+	if expiries < 100 || expiries > 152 {
+		t.Errorf("%d timer samples + missed, want about 150", expiries)
+	}
+	if r.TimerLatency.Count > 0 && (r.TimerLatency.P50 < 0 || r.TimerLatency.Max < r.TimerLatency.P50) {
+		t.Errorf("timer latency inconsistent: %+v", r.TimerLatency)
+	}
+	if r.WakeupLatency.Count == 0 || r.WakeupLatency.P50 < 0 {
+		t.Errorf("wakeup latency: %+v", r.WakeupLatency)
+	}
+	for _, s := range m.Trace.Timer {
+		if s < 0 {
+			t.Errorf("negative timer sample %d ns", s)
+		}
+	}
+	for _, s := range m.Trace.Wakeup {
+		if s < 0 {
+			t.Errorf("negative wakeup sample %d ns", s)
+		}
+	}
+	// spawner forked 3 children; the helper's timer ~50 callbacks, all
+	// forks of workload tasks (glibc's helper thread and the callbacks).
+	if comms["child"] < 3 {
+		t.Errorf("%d switch-outs of child processes, want >= 3", comms["child"])
+	}
+	if forks < 3+7+40 {
+		t.Errorf("%d forks in the workload, want >= 50", forks)
+	}
+	if res.Overrun != 0 || res.Dropped != 0 {
+		t.Errorf("events lost: overrun %d dropped %d", res.Overrun, res.Dropped)
+	}
+}
+

@@ -1,0 +1,145 @@
+package host
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"schedlab/workload"
+)
+
+func load(t *testing.T, name string) *workload.Spec {
+	t.Helper()
+	spec, _, err := workload.Load(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func parse(t *testing.T, src string) *workload.Spec {
+	t.Helper()
+	spec, err := workload.Parse("test.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// Every built-in scenario can run on the host.
+func TestCompileBuiltins(t *testing.T) {
+	for _, sc := range workload.Scenarios() {
+		spec := load(t, sc.Name)
+		groups := map[string]string{}
+		for _, g := range spec.Groups {
+			groups[g.Path] = "/cg" + g.Path + "/tasks"
+		}
+		prog, err := compile(spec, []int{0, 1}, groups, 1)
+		if err != nil {
+			t.Errorf("%s: %v", sc.Name, err)
+			continue
+		}
+		if !strings.HasPrefix(string(prog), "schedlab-host-program 1\n") || !strings.HasSuffix(string(prog), "end\n") {
+			t.Errorf("%s: program not framed: %.60q", sc.Name, prog)
+		}
+	}
+}
+
+// The program carries what the worker needs, in the order it reads it.
+func TestCompileText(t *testing.T) {
+	spec := parse(t, `{"global": {"duration": 1}, "tasks": {
+		"a": {"priority": 5, "cpus": [1], "run": 100, "sleep": 200},
+		"b": {"instance": 0, "process": true, "loop": 1, "run": {"dist": "uniform", "min": 10, "max": 20}}}}`)
+	prog, err := compile(spec, nil, nil, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `schedlab-host-program 1
+seed 7
+policy 0
+timers 0
+groups 0
+tasks 2
+task 61 1 0 -1 0
+props 1 5 -1 -1 -1 0 1 1
+1
+phase 1
+props 0 0 -1 -1 -1 0 0
+2
+event 1 0 100000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
+event 3 0 200000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
+task 62 0 0 1 1
+props 0 0 -1 -1 -1 0 0
+1
+phase 1
+props 0 0 -1 -1 -1 0 0
+1
+event 1 3 0 0 0 10000 20000 0 0 0 0 0 0 0 0 0 0 0 -
+end
+`
+	if string(prog) != want {
+		t.Errorf("program:\n%s\nwant:\n%s", prog, want)
+	}
+}
+
+func TestCompileRefuses(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"random notify period", `{"tasks": {"w": {"timer": {"ref": "t", "period": {"dist": "uniform", "min": 10, "max": 20}, "notify": "signal"}, "run": 1}}}`,
+			"random period"},
+		{"shared signal timer", `{"tasks": {"w": {"instance": 2, "timer": {"ref": "t", "period": 1000, "notify": "signal"}, "run": 1}}}`,
+			"waited on by 2 threads"},
+		{"callback forks", `{"tasks": {"h": {"timer": {"ref": "t", "period": 1000, "notify": "thread"}, "fork": "cb"},
+			"cb": {"instance": 0, "loop": 1, "run": 1, "fork": "x"}, "x": {"instance": 0, "loop": 1, "run": 1}}}`,
+			"may only run and sleep"},
+		{"helper does more", `{"tasks": {"h": {"timer": {"ref": "t", "period": 1000, "notify": "thread"}, "sleep": 5, "fork": "cb"},
+			"cb": {"instance": 0, "loop": 1, "run": 1}}}`,
+			"only runs and forks"},
+		{"cpus outside --cpus", `{"tasks": {"a": {"cpus": [1], "run": 1}}}`, "outside --cpus 0"},
+		{"FIFO", `{"tasks": {"a": {"policy": "SCHED_BATCH", "run": 1}}}`, ""},
+	}
+	for _, c := range cases {
+		spec, err := workload.Parse("t.json", []byte(c.src))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		_, err = compile(spec, []int{0}, nil, 1)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		var ue *UnsupportedError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want an UnsupportedError containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	for in, want := range map[string][]int{"0": {0}, "0-1": {0, 1}, "3,0-1": {0, 1, 3}, " 1,1 ": {1}, "0-1\n": {0, 1}} {
+		got, err := ParseCPUs(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseCPUs(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a", "2-1", "-1", "0,,1", "9999"} {
+		if _, err := ParseCPUs(bad); err == nil {
+			t.Errorf("ParseCPUs(%q) accepted", bad)
+		}
+	}
+	if got := FormatCPUs([]int{0, 1, 2, 5, 7, 8}); got != "0-2,5,7-8" {
+		t.Errorf("FormatCPUs = %q", got)
+	}
+}
+
+// cpu.weight from cpu.shares as the kernel relates them.
+func TestSharesToWeight(t *testing.T) {
+	for shares, want := range map[uint64]uint64{1024: 100, 2: 1, 2048: 200, 512: 50, 262144: 10000, 100: 10} {
+		if got := sharesToWeight(shares); got != want {
+			t.Errorf("sharesToWeight(%d) = %d, want %d", shares, got, want)
+		}
+	}
+}
