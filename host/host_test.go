@@ -169,4 +169,3 @@ func TestRunOnHost(t *testing.T) {
 		t.Errorf("events lost: overrun %d dropped %d", res.Overrun, res.Dropped)
 	}
 }
-
