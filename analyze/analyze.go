@@ -96,14 +96,20 @@ type Report struct {
 	// in): the capacity "a Decade of Wasted Cores" counts. It is 0 on one
 	// CPU.
 	Wasted            int64
-	BeforeFirstSwitch int   // scheduler events on a CPU before that CPU's first Switch
-	UnknownStart      int   // tasks first seen leaving a CPU: that slice's start is unknown
-	PIDReuse          int   // tasks that reused the PID of an earlier task
-	Gaps              int   // Lost events
-	LostEvents        int64 // events the Lost events say were lost (where they say)
-	Restarts          int   // BufferStart events: the statistics restarted at each
-	RestartTS         int64 // when the last restart happened
-	BeforeRestart     int   // events consumed before the last restart (not in the statistics)
+	BeforeFirstSwitch int // scheduler events on a CPU before that CPU's first Switch
+	UnknownStart      int // tasks first seen leaving a CPU: that slice's start is unknown
+	// MissedSwitchIn counts switch-outs of a task that was last seen
+	// leaving a CPU (or woken), not entering one: its switch-in is missing
+	// from the trace. The slice counts no runtime, and a wakeup pending then
+	// is not a sample. (Some kernels leave the switch away from the idle
+	// task out of the trace; see VALIDATION.md.)
+	MissedSwitchIn int
+	PIDReuse       int   // tasks that reused the PID of an earlier task
+	Gaps           int   // Lost events
+	LostEvents     int64 // events the Lost events say were lost (where they say)
+	Restarts       int   // BufferStart events: the statistics restarted at each
+	RestartTS      int64 // when the last restart happened
+	BeforeRestart  int   // events consumed before the last restart (not in the statistics)
 }
 
 // ready says why a task off its CPU is waiting for one.
@@ -176,7 +182,7 @@ type Analyzer struct {
 	gens                       map[int32]int32 // PID → task generations seen
 	switched                   []bool          // CPU → a Switch has been seen there
 	beforeSwitch, pidReuse     int
-	unknownStart               int
+	unknownStart, missedIn     int
 	gaps, restarts, beforeLast int
 	lost, restartTS            int64
 
@@ -314,7 +320,7 @@ func (a *Analyzer) restart(ts int64) {
 	n.beforeLast = a.events - 1 // not the BufferStart event itself
 	n.restarts, n.restartTS = a.restarts+1, ts
 	n.gaps, n.lost = a.gaps, a.lost
-	n.beforeSwitch, n.pidReuse, n.unknownStart = a.beforeSwitch, a.pidReuse, a.unknownStart
+	n.beforeSwitch, n.pidReuse, n.unknownStart, n.missedIn = a.beforeSwitch, a.pidReuse, a.unknownStart, a.missedIn
 	n.switched, n.ncpu = a.switched, a.ncpu
 	n.cur, n.busy = a.cur, a.busy // what runs where is still the best guess
 	n.started, n.lastTS = true, ts
@@ -360,8 +366,12 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 	}
 	if prev >= 0 {
 		t := a.tasks.at(prev)
-		if !t.switched && !t.onCPU {
-			a.unknownStart++
+		if !t.onCPU {
+			if t.switched {
+				a.missedIn++
+			} else {
+				a.unknownStart++
+			}
 		}
 		t.switched = true
 		// A task first seen leaving a CPU ran from an unknown time: no runtime.
@@ -446,6 +456,7 @@ func (a *Analyzer) Finish(end int64) Report {
 		Wasted:            wasted,
 		BeforeFirstSwitch: a.beforeSwitch,
 		UnknownStart:      a.unknownStart,
+		MissedSwitchIn:    a.missedIn,
 		PIDReuse:          a.pidReuse,
 		Gaps:              a.gaps,
 		LostEvents:        a.lost,

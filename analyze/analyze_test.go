@@ -441,3 +441,37 @@ func TestSamples(t *testing.T) {
 		t.Errorf("samples %v %v", timer, wakeup)
 	}
 }
+
+// A trace may lack a switch-in (the host's kernel often leaves the switch
+// away from the idle task out): the task is next seen leaving the CPU. That
+// slice has no runtime, the wakeup pending then is no sample, and the next
+// wakeup is measured normally.
+func TestMissedSwitchIn(t *testing.T) {
+	const A = 10
+	R, S := trace.Running, trace.Sleeping
+	events := []trace.Event{
+		switchTo(0, 0, R, A, "a"),
+		switchTo(100, A, S, 0, ""), // A ran 100
+		waking(1000, A),
+		// A's switch-in at ~1050 is missing; it writes a mark and sleeps.
+		mark(1060, trace.CallbackStart, 1, 1, 1000),
+		switchTo(2000, A, S, 0, ""),
+		waking(3000, A),
+		switchTo(3040, 0, R, A, "a"), // sample 40
+		switchTo(3100, A, S, 0, ""),  // A ran 60
+	}
+	got := run(events, 4000)
+	if got.MissedSwitchIn != 1 || got.UnknownStart != 0 {
+		t.Errorf("missed switch-ins %d, unknown starts %d; want 1, 0", got.MissedSwitchIn, got.UnknownStart)
+	}
+	if got.WakeupLatency.Count != 1 || got.WakeupLatency.Max != 40 {
+		t.Errorf("wakeup latency %+v, want the one sample 40", got.WakeupLatency)
+	}
+	if len(got.Tasks) != 1 || got.Tasks[0].Runtime != 160 || got.Tasks[0].Switches != 2 {
+		t.Errorf("tasks %+v, want a: runtime 160, 2 switch-ins", got.Tasks)
+	}
+	// The host runner's self-contained timer sample needs no expiry mark.
+	if got.TimerLatency.Count != 1 || got.TimerLatency.Max != 60 || got.TimerUnmatched != 0 {
+		t.Errorf("timer latency %+v, unmatched %d; want the one sample 60", got.TimerLatency, got.TimerUnmatched)
+	}
+}

@@ -124,6 +124,9 @@ func (t *TraceResult) Notes() []string {
 	if r.UnknownStart > 0 {
 		add("%d tasks were first seen leaving a CPU (running when the recording began): that time slice has no start and counts no runtime", r.UnknownStart)
 	}
+	if r.MissedSwitchIn > 0 {
+		add("%d switch-ins were missing (a task left a CPU it was not seen entering): those slices count no runtime and their wakeups are not samples", r.MissedSwitchIn)
+	}
 	if r.PIDReuse > 0 {
 		add("%d tasks reused the PID of an earlier task (each is its own row)", r.PIDReuse)
 	}
@@ -169,6 +172,7 @@ type Counts struct {
 	BeforeRestart     int    `json:"events_before_restart"`
 	BeforeFirstSwitch int    `json:"events_before_first_switch"`
 	UnknownStart      int    `json:"tasks_running_at_start"`
+	MissedSwitchIn    int    `json:"missed_switch_ins"`
 	PIDReuse          int    `json:"pid_reuse"`
 	Backwards         int    `json:"backwards_timestamps"`
 	FailedWakeups     int    `json:"failed_wakeups"`
@@ -187,7 +191,7 @@ func (t *TraceResult) Counts() Counts {
 	c := Counts{Format: st.Format, Lines: st.Lines, EventLines: st.EventLines, SchedEvents: st.SchedEvents, Marks: st.Marks,
 		Unparsable: st.Unparsable, TruncatedLast: st.TruncatedLast, LostLines: st.LostLines, LostEvents: st.LostEvents,
 		Overwritten: st.Overwritten, BufferStarts: st.BufferStarts, BeforeRestart: r.BeforeRestart,
-		BeforeFirstSwitch: r.BeforeFirstSwitch, UnknownStart: r.UnknownStart, PIDReuse: r.PIDReuse, Backwards: st.Backwards, FailedWakeups: st.FailedWakeups,
+		BeforeFirstSwitch: r.BeforeFirstSwitch, UnknownStart: r.UnknownStart, MissedSwitchIn: r.MissedSwitchIn, PIDReuse: r.PIDReuse, Backwards: st.Backwards, FailedWakeups: st.FailedWakeups,
 		BadPayload: st.BadPayload, BadMarks: st.BadMarks, OtherMarks: st.OtherMarks, TimerUnmatched: r.TimerUnmatched,
 		StartNS: t.Start, EndNS: t.End}
 	for _, o := range st.Other {

@@ -252,3 +252,24 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A callback_start may carry its expiry (the host runner's one-write
+// sample); a timer_missed never does.
+func TestMarkExpectedOnCallback(t *testing.T) {
+	var e Event
+	if ok, valid := ParseMark("I|5|callback_start timer=1 seq=2 expected_ns=300", &e); !ok || !valid || e.Mark != CallbackStart || e.Expected != 300 {
+		t.Fatalf("parsed %+v (ok %v valid %v)", e, ok, valid)
+	}
+	e.PID = 5
+	if got := FormatMark(&e); got != "I|5|callback_start timer=1 seq=2 expected_ns=300" {
+		t.Errorf("FormatMark = %q", got)
+	}
+	e.Expected = 0
+	if got := FormatMark(&e); got != "I|5|callback_start timer=1 seq=2" {
+		t.Errorf("FormatMark without expiry = %q", got)
+	}
+	var m Event
+	if ParseMark("timer_missed timer=1 seq=3 expected_ns=9", &m); m.Expected != 0 {
+		t.Errorf("timer_missed kept expected_ns: %+v", m)
+	}
+}
