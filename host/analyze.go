@@ -83,7 +83,7 @@ func Report(res *Result, scenario string, extra trace.Sink) (*analyze.TraceResul
 	r.FromAnalysis(rep)
 	r.WastedCapacityMS = float64(rep.Wasted) / 1e6
 	if others > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) ran %.1f ms during the recording (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples; a task whose switch-outs the trace lacks, such as this host's sandbox agent, shows too much)", others, float64(otherNS)/1e6))
 	}
 	if res.Overrun > 0 || res.Dropped > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the ring buffer lost events (overrun %d, dropped %d): rerun with a bigger --buffer-kb", res.Overrun, res.Dropped))

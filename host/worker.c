@@ -648,19 +648,33 @@ static void posix_wait(sl_thread *th, const sl_event *e) {
 
 // sigev_callback is the function glibc runs in a new thread at each expiry
 // of a SIGEV_THREAD timer: its first act is the sample's mark.
+//
+// Which expiry it serves: the signal glibc's helper took was for the first
+// expiry not yet served, and expiries while it was pending are overruns
+// (missed timer events), merged into it. But glibc passes neither the
+// expiry nor the overrun count, and timer_getoverrun reports the count of
+// the signal the helper took *last*, which under load may already be the
+// next one. So the count is used, but bounded by the clock: no expiry
+// served or missed may lie after now. That keeps every sample non-negative
+// and the totals right; under heavy load (callbacks more than a period
+// late) a sample may be attributed to a neighbouring expiry.
 static void sigev_callback(union sigval v) {
 	sl_cb_timer *cb = v.sival_ptr;
-	// The signal glibc's helper took was for the first expiry not yet
-	// served; expiries while it was pending are overruns, merged into it.
-	// (Callbacks that run late may start out of order, and an overrun count
-	// may then be read for a later signal: the totals stay right.)
+	int64_t now = now_ns(CLOCK_MONOTONIC);
 	int over = timer_getoverrun(cb->tid);
 	if (over < 0)
 		over = 0;
-	int64_t seq = __atomic_fetch_add(&cb->delivered, 1 + over, __ATOMIC_ACQ_REL) + 1;
+	int64_t due = (now - cb->first) / cb->period + 1; // expiries up to now
+	int64_t old, seq, missed, next;
+	do {
+		old = __atomic_load_n(&cb->delivered, __ATOMIC_ACQUIRE);
+		seq = old + 1 < due ? old + 1 : due;
+		missed = due - seq < over ? due - seq : over;
+		next = seq + missed > old ? seq + missed : old;
+	} while (!__atomic_compare_exchange_n(&cb->delivered, &old, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	int64_t expected = cb->first + (seq - 1) * cb->period;
 	mark("callback_start timer=%d seq=%lld expected_ns=%lld", cb->id, (long long)seq, (long long)expected);
-	for (int i = 1; i <= over; i++)
+	for (int64_t i = 1; i <= missed; i++)
 		mark("timer_missed timer=%d seq=%lld", cb->id, (long long)(seq + i));
 	char comm[16];
 	comm_of(cb->def, -1, comm);

@@ -100,3 +100,38 @@ func missed(runs []RunStats) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// WriteMarkdown prints the result as a Markdown section (VALIDATION.md's
+// tables): a heading, the sample counts, the table and rt-app's line.
+func (r *Result) WriteMarkdown(w io.Writer, title string) error {
+	fmt.Fprintf(w, "### %s\n\n", title)
+	fmt.Fprintf(w, "%d run(s) of %.0f s on each side, %d CPU(s); samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s.\n\n",
+		r.Runs, float64(r.DurationNS)/1e9, r.CPUs, counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
+	fmt.Fprintln(w, "| latency | stat | host median | host min | host max | simulation | verdict |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
+	inside := 0
+	for _, f := range r.Figures {
+		if f.Inside {
+			inside++
+		}
+		if f.HostMax == 0 && f.SimMax == 0 && f.Sim == 0 {
+			fmt.Fprintf(w, "| %s | %s | – | – | – | – | %s |\n", f.Latency, f.Stat, f.Verdict)
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), f.Verdict)
+	}
+	fmt.Fprintf(w, "\n%d of %d figures inside the host's spread.", inside, len(r.Figures))
+	if m := missed(r.Host); m != "" {
+		fmt.Fprintf(w, " Missed timer events: host %s; simulation %s.", m, missed(r.Sim))
+	}
+	if r.RTApp != nil {
+		if r.RTApp.Ran {
+			s := r.RTApp.WuLat
+			fmt.Fprintf(w, " rt-app %s `wu_lat` (one run): n=%d, p50 %s, p90 %s, p99 %s, max %s µs.", r.RTApp.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
+		} else {
+			fmt.Fprintf(w, " rt-app: not run: %s.", strings.TrimSuffix(r.RTApp.Why, "."))
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

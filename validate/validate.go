@@ -42,6 +42,9 @@ type Options struct {
 	Runs     int
 	// RTApp also runs the workload with rt-app, where rt-app can.
 	RTApp bool
+	// Set changes simulation tunables or engine parameters ("NAME=VALUE"),
+	// to try a model against the host; the default is the host's profile.
+	Set []string
 	// Progress receives a line per run (nil: none).
 	Progress io.Writer
 }
@@ -98,6 +101,8 @@ type Result struct {
 	Sim        []RunStats  `json:"sim_runs"`
 	Figures    []Figure    `json:"figures"`
 	RTApp      *RTAppStats `json:"rt_app,omitempty"`
+
+	hostSamples, simSamples *Samples
 }
 
 // RTAppStats is rt-app's second opinion, or why there is none.
@@ -154,12 +159,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// Simulate first: it is quick, and a bad workload fails before the
 	// host is touched.
 	simSpec := WithSession(o.Host.Spec)
+	res.hostSamples, res.simSamples = &Samples{}, &Samples{}
 	for i := 0; i < o.Runs; i++ {
+		an := analyze.New()
 		r, err := lab.Simulate(lab.Options{Spec: simSpec, Workload: o.Scenario, Policy: Policy, CPUs: ncpu,
-			Duration: o.Host.Duration.String(), Seed: o.Host.Seed + uint64(i)})
+			Duration: o.Host.Duration.String(), Seed: o.Host.Seed + uint64(i), Sink: an, Set: o.Set})
 		if err != nil {
 			return nil, err
 		}
+		tm, wk := an.Samples()
+		res.simSamples.Timer = append(res.simSamples.Timer, tm...)
+		res.simSamples.Wakeup = append(res.simSamples.Wakeup, wk...)
 		if i == 0 {
 			res.Model = modelOf(r, ncpu)
 		}
@@ -175,6 +185,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.HostFacts = m.Result.Facts
 		res.Host = append(res.Host, runStats(m.Run))
+		res.hostSamples.Timer = append(res.hostSamples.Timer, m.Trace.Timer...)
+		res.hostSamples.Wakeup = append(res.hostSamples.Wakeup, m.Trace.Wakeup...)
 	}
 	if o.RTApp {
 		res.RTApp = runRTApp(ctx, o, progress)
@@ -199,6 +211,12 @@ func modelOf(r *report.Run, ncpu int) []string {
 			tun = append(tun, fmt.Sprintf("%s=%d", k, v))
 		}
 	}
+	for k, v := range r.Tunables {
+		if d, ok := r.DefaultTunables[k]; ok && d != v && k != "sched_base_slice_ns" && k != "tick_nsec" {
+			tun = append(tun, fmt.Sprintf("%s=%d (changed)", k, v))
+		}
+	}
+	slices.Sort(tun[min(2, len(tun)):])
 	return []string{
 		fmt.Sprintf("policy %s, %d CPU(s), HZ 250, default features; %s", Policy, ncpu, strings.Join(tun, " ")),
 		"the workload in one task group " + SessionGroup + " (weight 1024) below the root, as the host run's cgroup",

@@ -16,6 +16,8 @@ func validateCmd() *cobra.Command {
 	var h hostFlags
 	var runs int
 	var asJSON, rtApp bool
+	var htmlPath string
+	var set []string
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO|FILE.json",
 		Short: "Run a workload on the host kernel and in the simulation, side by side",
@@ -40,9 +42,14 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 			o.Log = nil
 			ctx, cancel := hostContext(timeout*time.Duration(runs) + time.Minute)
 			defer cancel()
-			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Progress: os.Stderr})
+			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Set: set, Progress: os.Stderr})
 			if err != nil {
 				return hostError(err)
+			}
+			if htmlPath != "" {
+				if err := writeHTMLFile(htmlPath, res.Page()); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
@@ -55,7 +62,9 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 	h.add(cmd)
 	f := cmd.Flags()
 	f.IntVar(&runs, "runs", 5, "runs on each side")
+	f.StringArrayVar(&set, "set", nil, "change a tunable or engine parameter of the simulation, NAME=VALUE (repeatable), to try a model against the host")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&htmlPath, "html", "", "write a self-contained HTML report (table, verdicts, bar charts, CDFs of both sides) to FILE")
 	f.BoolVar(&rtApp, "rt-app", false, "also run the file with rt-app 1.0 and show its wu_lat")
 	return cmd
 }

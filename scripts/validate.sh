@@ -1,0 +1,24 @@
+#!/bin/sh
+# Regenerates the tables of VALIDATION.md: every built-in scenario validated
+# on this host (root, tracefs), 5 runs of 10 s on each side, plus the seeds'
+# uniprocessor setting (--cpus 0) for the wakeup-latency scenarios.
+# Usage: scripts/validate.sh [OUTDIR]   (default validation-out/)
+# Run it on a quiet host: other work competes with the workload (host.md §10).
+set -eu
+out=${1:-validation-out}
+mkdir -p "$out"
+bin=$out/schedlab
+go build -o "$bin" ./cmd/schedlab
+runs=${RUNS:-5}
+dur=${DURATION:-10s}
+one() {
+	tag=$1; shift
+	echo "== $tag" >&2
+	"$bin" validate "$@" --runs "$runs" --duration "$dur" --rt-app --json > "$out/$tag.json"
+}
+for s in two-hogs sleeper-vs-hog sigev-thread wakeup-latency fair-user-sched make-j10 wakeup-latency-make-j10 desktop-make-j10; do
+	one "$s" "$s"
+done
+one wakeup-latency-cpu0 wakeup-latency --cpus 0
+one wakeup-latency-make-j10-cpu0 wakeup-latency-make-j10 --cpus 0
+uname -r > "$out/kernel.txt"

@@ -1,0 +1,126 @@
+package validate
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"schedlab/host"
+	"schedlab/lab"
+	"schedlab/report"
+	"schedlab/workload"
+)
+
+func TestWithSession(t *testing.T) {
+	spec, err := workload.Parse("g.json", []byte(`{"global": {"taskgroups": {"/a": {"shares": 2048}}}, "tasks": {
+		"x": {"taskgroup": "/a/b", "run": 10}, "y": {"run": 10}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := WithSession(spec)
+	var got []string
+	for _, g := range s.Groups {
+		got = append(got, g.Path+"<"+g.Parent+">"+itoa(g.Shares))
+	}
+	if want := "/session<>1024 /session/a</session>2048 /session/a/b</session/a>1024"; strings.Join(got, " ") != want {
+		t.Errorf("groups %q, want %q", strings.Join(got, " "), want)
+	}
+	if *s.Tasks[0].Props.TaskGroup != "/session/a/b" || *s.Tasks[1].Props.TaskGroup != "/session" {
+		t.Errorf("task groups %q %q", *s.Tasks[0].Props.TaskGroup, *s.Tasks[1].Props.TaskGroup)
+	}
+	// The original is untouched.
+	if spec.Tasks[1].Props.TaskGroup != nil || len(spec.Groups) != 2 {
+		t.Errorf("WithSession changed its input")
+	}
+	// One level more changes nothing for two hogs: each gets half of one CPU.
+	r, err := lab.Simulate(lab.Options{Spec: WithSession(load(t, "two-hogs")), Workload: "two-hogs", Policy: Policy, Duration: "2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range r.Tasks {
+		if task.RuntimeMS < 990 || task.RuntimeMS > 1010 {
+			t.Errorf("%s ran %.1f ms of 2 s, want half", task.Comm, task.RuntimeMS)
+		}
+	}
+}
+
+func itoa(n uint64) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		if n /= 10; n == 0 {
+			return string(b)
+		}
+	}
+}
+
+func load(t *testing.T, name string) *workload.Spec {
+	t.Helper()
+	s, _, err := workload.Load(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCompare(t *testing.T) {
+	run := func(p50, max report.US, n int) RunStats {
+		return RunStats{Timer: Stats{Count: n, P50: p50, P90: p50, P99: max, Max: max}}
+	}
+	hostRuns := []RunStats{run(100, 1000, 10), run(120, 3000, 10), run(90, 2000, 10)}
+	simRuns := []RunStats{run(95, 5000, 10), run(110, 4000, 10), run(105, 6000, 10)}
+	figs := compare(hostRuns, simRuns)
+	if len(figs) != 8 {
+		t.Fatalf("%d figures, want 8", len(figs))
+	}
+	p50, max, wake := figs[0], figs[3], figs[4]
+	if p50.Stat != "p50" || p50.HostMed != 100 || p50.HostMin != 90 || p50.HostMax != 120 || p50.Sim != 105 || !p50.Inside || p50.Verdict != "inside" {
+		t.Errorf("p50 figure %+v", p50)
+	}
+	// Sim median 5000 against a host spread of 1000–3000 (median 2000).
+	if max.Inside || max.Verdict != "high by 2 ms (2.5× host median)" {
+		t.Errorf("max figure %+v", max)
+	}
+	if wake.Latency != "wakeup" || wake.Verdict != "no samples on either side" {
+		t.Errorf("wakeup figure %+v", wake)
+	}
+	if v := verdict(10, 100, 50, 150); v != "low by 40 µs (0.1× host median)" {
+		t.Errorf("verdict low = %q", v)
+	}
+}
+
+// One short validation on the host: both sides present, every figure has
+// a verdict, and no latency is asserted.
+func TestValidateOnHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no host runs")
+	}
+	if _, err := host.Preflight(nil, true); err != nil {
+		t.Skipf("host runs impossible here: %v", err)
+	}
+	spec := load(t, "sigev-thread")
+	res, err := Run(context.Background(), Options{Host: host.Options{Spec: spec, Duration: time.Second, Seed: 1},
+		Scenario: "sigev-thread", Runs: 1, RTApp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Host) != 1 || len(res.Sim) != 1 || len(res.Figures) != 8 {
+		t.Fatalf("runs %d/%d, figures %d", len(res.Host), len(res.Sim), len(res.Figures))
+	}
+	if res.Host[0].Timer.Count < 50 || res.Sim[0].Timer.Count < 50 {
+		t.Errorf("timer samples: host %d, sim %d, want about 100 each", res.Host[0].Timer.Count, res.Sim[0].Timer.Count)
+	}
+	for _, f := range res.Figures {
+		if f.Verdict == "" {
+			t.Errorf("figure without verdict: %+v", f)
+		}
+	}
+	if res.RTApp == nil || res.RTApp.Ran || !strings.Contains(res.RTApp.Why, "fork") && !strings.Contains(res.RTApp.Why, "notify") {
+		t.Errorf("rt-app: %+v, want a reason it cannot run sigev-thread", res.RTApp)
+	}
+	var b strings.Builder
+	if err := res.WriteText(&b); err != nil || !strings.Contains(b.String(), "figures inside the host's run-to-run spread") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}
