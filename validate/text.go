@@ -43,7 +43,10 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s\n",
 		counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
 	if m := missed(r.Host); m != "" {
-		fmt.Fprintf(w, "missed timer events: host %s; simulation %s\n", m, missed(r.Sim))
+		fmt.Fprintf(w, "missed timer events: host %s; simulation %s\n", m, orZero(missed(r.Sim)))
+	}
+	if m := missedIn(r.Host); m != "" {
+		fmt.Fprintf(w, "switch-ins missing from the host's trace (their wakeups are not samples): %s\n", m)
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
@@ -122,7 +125,10 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	fmt.Fprintf(w, "\n%d of %d figures inside the host's spread.", inside, len(r.Figures))
 	if m := missed(r.Host); m != "" {
-		fmt.Fprintf(w, " Missed timer events: host %s; simulation %s.", m, missed(r.Sim))
+		fmt.Fprintf(w, " Missed timer events: host %s; simulation %s.", m, orZero(missed(r.Sim)))
+	}
+	if m := missedIn(r.Host); m != "" {
+		fmt.Fprintf(w, " Switch-ins missing from the host's trace: %s.", m)
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
@@ -134,4 +140,24 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+func missedIn(runs []RunStats) string {
+	var parts []string
+	any := false
+	for _, r := range runs {
+		parts = append(parts, fmt.Sprint(r.MissedSwitchIns))
+		any = any || r.MissedSwitchIns > 0
+	}
+	if !any {
+		return ""
+	}
+	return strings.Join(parts, "/")
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -68,6 +68,9 @@ type RunStats struct {
 	Wakeup Stats `json:"wakeup_latency"`
 	// Missed timer events.
 	Missed int `json:"missed"`
+	// MissedSwitchIns are switch-ins the host's trace lacked: their
+	// wakeups are not samples (analyze.Report.MissedSwitchIn).
+	MissedSwitchIns int `json:"missed_switch_ins,omitempty"`
 	// Notes are the run's warnings (lost events, steal time, ...).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -184,7 +187,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		res.HostFacts = m.Result.Facts
-		res.Host = append(res.Host, runStats(m.Run))
+		rs := runStats(m.Run)
+		rs.MissedSwitchIns = m.Trace.Report.MissedSwitchIn
+		res.Host = append(res.Host, rs)
 		res.hostSamples.Timer = append(res.hostSamples.Timer, m.Trace.Timer...)
 		res.hostSamples.Wakeup = append(res.hostSamples.Wakeup, m.Trace.Wakeup...)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +18,7 @@ func validateCmd() *cobra.Command {
 	var h hostFlags
 	var runs int
 	var asJSON, rtApp bool
-	var htmlPath string
+	var htmlPath, mdPath string
 	var set []string
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO|FILE.json",
@@ -51,6 +53,16 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 					return err
 				}
 			}
+			if mdPath != "" {
+				var b bytes.Buffer
+				title := strings.Join(append([]string{name}, mdArgs(cmd)...), " ")
+				if err := res.WriteMarkdown(&b, title); err != nil {
+					return err
+				}
+				if err := os.WriteFile(mdPath, b.Bytes(), 0o644); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--markdown: %w", err)}
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
@@ -65,6 +77,19 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 	f.StringArrayVar(&set, "set", nil, "change a tunable or engine parameter of the simulation, NAME=VALUE (repeatable), to try a model against the host")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&htmlPath, "html", "", "write a self-contained HTML report (table, verdicts, bar charts, CDFs of both sides) to FILE")
+	f.StringVar(&mdPath, "markdown", "", "write the table as a Markdown section (VALIDATION.md's form) to FILE")
 	f.BoolVar(&rtApp, "rt-app", false, "also run the file with rt-app 1.0 and show its wu_lat")
 	return cmd
+}
+
+// mdArgs are the flags that change what was compared, for a table's title.
+func mdArgs(cmd *cobra.Command) []string {
+	var out []string
+	for _, name := range []string{"cpus", "set", "param"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			v := strings.Trim(f.Value.String(), "[]")
+			out = append(out, "--"+name+" "+v)
+		}
+	}
+	return out
 }
