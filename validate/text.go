@@ -33,13 +33,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%11s\t%10s\t%10s\t%10s\t%s\n", fg.Latency, fg.Stat, us(fg.HostMed), us(fg.HostMin), us(fg.HostMax), us(fg.Sim), fg.Verdict)
 	}
 	tw.Flush()
-	inside := 0
-	for _, fg := range r.Figures {
-		if fg.Inside {
-			inside++
-		}
-	}
-	fmt.Fprintf(w, "\n%d of %d figures inside the host's run-to-run spread (µs; spread = minimum to maximum over the host runs)\n", inside, len(r.Figures))
+	inside, compared := tally(r.Figures)
+	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's run-to-run spread (µs; spread = minimum to maximum over the host runs)\n", inside, compared)
 	fmt.Fprintf(w, "samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s\n",
 		counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
 	if m := missed(r.Host); m != "" {
@@ -50,8 +45,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
-			s := r.RTApp.WuLat
-			fmt.Fprintf(w, "rt-app %s wu_lat (one run): n=%d p50 %s p90 %s p99 %s max %s\n", r.RTApp.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
+			fmt.Fprintf(w, "%s\n", r.RTApp.line())
 		} else {
 			fmt.Fprintf(w, "rt-app: not run: %s\n", r.RTApp.Why)
 		}
@@ -112,18 +106,15 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 		r.Runs, float64(r.DurationNS)/1e9, r.CPUs, counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
 	fmt.Fprintln(w, "| latency | stat | host median | host min | host max | simulation | verdict |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
-	inside := 0
 	for _, f := range r.Figures {
-		if f.Inside {
-			inside++
-		}
 		if f.HostMax == 0 && f.SimMax == 0 && f.Sim == 0 {
 			fmt.Fprintf(w, "| %s | %s | – | – | – | – | %s |\n", f.Latency, f.Stat, f.Verdict)
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), f.Verdict)
 	}
-	fmt.Fprintf(w, "\n%d of %d figures inside the host's spread.", inside, len(r.Figures))
+	inside, compared := tally(r.Figures)
+	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's spread.", inside, compared)
 	if m := missed(r.Host); m != "" {
 		fmt.Fprintf(w, " Missed timer events: host %s; simulation %s.", m, orZero(missed(r.Sim)))
 	}
@@ -132,8 +123,7 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
-			s := r.RTApp.WuLat
-			fmt.Fprintf(w, " rt-app %s `wu_lat` (one run): n=%d, p50 %s, p90 %s, p99 %s, max %s µs.", r.RTApp.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
+			fmt.Fprintf(w, " %s.", r.RTApp.line())
 		} else {
 			fmt.Fprintf(w, " rt-app: not run: %s.", strings.TrimSuffix(r.RTApp.Why, "."))
 		}
@@ -160,4 +150,13 @@ func orZero(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// line is rt-app's result in one line.
+func (a *RTAppStats) line() string {
+	s := a.WuLat
+	if s.Count == 0 {
+		return fmt.Sprintf("rt-app (%s) ran the file: no wu_lat samples (no timer in it)", a.Version)
+	}
+	return fmt.Sprintf("rt-app (%s) wu_lat, one run: n=%d p50 %s p90 %s p99 %s max %s µs", a.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
 }

@@ -282,7 +282,6 @@ func compare(hostRuns, simRuns []RunStats) []Figure {
 			switch {
 			case len(hv) == 0 && len(sv) == 0:
 				f.Verdict = "no samples on either side"
-				f.Inside = true
 			case len(hv) == 0:
 				f.Verdict = "no samples on the host"
 			case len(sv) == 0:
@@ -299,6 +298,22 @@ func compare(hostRuns, simRuns []RunStats) []Figure {
 		}
 	}
 	return out
+}
+
+// compared reports whether a figure had samples on both sides.
+func (f Figure) compared() bool { return !strings.HasPrefix(f.Verdict, "no samples") }
+
+// tally counts the compared figures and those inside the host's spread.
+func tally(figs []Figure) (inside, compared int) {
+	for _, f := range figs {
+		if f.compared() {
+			compared++
+			if f.Inside {
+				inside++
+			}
+		}
+	}
+	return inside, compared
 }
 
 // verdict says where the simulation's median lies against the host's

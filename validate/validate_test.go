@@ -82,8 +82,11 @@ func TestCompare(t *testing.T) {
 	if max.Inside || max.Verdict != "high by 2 ms (2.5× host median)" {
 		t.Errorf("max figure %+v", max)
 	}
-	if wake.Latency != "wakeup" || wake.Verdict != "no samples on either side" {
+	if wake.Latency != "wakeup" || wake.Verdict != "no samples on either side" || wake.Inside {
 		t.Errorf("wakeup figure %+v", wake)
+	}
+	if in, n := tally(figs); in != 2 || n != 4 {
+		t.Errorf("tally %d of %d, want 2 of 4 (timer p50 and p90 inside; p99 and max high)", in, n)
 	}
 	if v := verdict(10, 100, 50, 150); v != "low by 40 µs (0.1× host median)" {
 		t.Errorf("verdict low = %q", v)
@@ -116,11 +119,16 @@ func TestValidateOnHost(t *testing.T) {
 			t.Errorf("figure without verdict: %+v", f)
 		}
 	}
+	if !strings.Contains(b0(res), "compared figures inside") {
+		t.Errorf("no tally in the text")
+	}
 	if res.RTApp == nil || res.RTApp.Ran || !strings.Contains(res.RTApp.Why, "fork") && !strings.Contains(res.RTApp.Why, "notify") {
 		t.Errorf("rt-app: %+v, want a reason it cannot run sigev-thread", res.RTApp)
 	}
+}
+
+func b0(r *Result) string {
 	var b strings.Builder
-	if err := res.WriteText(&b); err != nil || !strings.Contains(b.String(), "figures inside the host's run-to-run spread") {
-		t.Errorf("text: %v\n%s", err, b.String())
-	}
+	r.WriteText(&b)
+	return b.String()
 }
