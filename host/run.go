@@ -111,6 +111,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	res = &Result{}
 	res.Facts = hostFacts()
+	for _, d := range removeStale(ctl) {
+		fmt.Fprintf(logw, "schedlab: %s\n", d)
+	}
 	var cl cleanup
 	defer func() {
 		done := cl.run()
@@ -409,4 +412,41 @@ func (c *cleanup) run() []string {
 		}
 	}
 	return c.done
+}
+
+// removeStale removes the tracefs instances and cgroups of earlier runs
+// whose runner died without cleaning up (SIGKILL: the workload itself ends
+// then, see worker.c's watch_runner). They are named schedlab-<pid> after a
+// process that no longer exists.
+func removeStale(ctl *cpuController) []string {
+	dirs, _ := filepath.Glob(filepath.Join(TracefsRoot, "instances", "schedlab-*"))
+	if ctl != nil {
+		cg, _ := filepath.Glob(filepath.Join(ctl.dir, "schedlab-*"))
+		dirs = append(dirs, cg...)
+	}
+	var done []string
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "schedlab-"))
+		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue // not ours, or its runner lives
+		}
+		// A cgroup's task groups go first, deepest first; an instance's
+		// subdirectories belong to tracefs and go with it.
+		var kids []string
+		if !strings.HasPrefix(d, TracefsRoot) {
+			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+				if err == nil && e.IsDir() && p != d {
+					kids = append(kids, p)
+				}
+				return nil
+			})
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			os.Remove(kids[i])
+		}
+		if err := os.Remove(d); err == nil {
+			done = append(done, "removed stale "+d+" (its runner is gone)")
+		}
+	}
+	return done
 }

@@ -843,13 +843,38 @@ static int by_delay(const void *a, const void *b) {
 
 // root is the workload's first process: it starts every initial copy at its
 // delay, as rt-app's main thread does, and then leaves the stage.
+// watch_runner blocks on the go pipe after the start: it reads end of file
+// only when the runner has died without cleaning up (SIGKILL), and then
+// ends the whole workload, which would otherwise run on unwatched.
+static void *watch_runner(void *arg) {
+	int go = (int)(intptr_t)arg;
+	char c;
+	for (;;) {
+		ssize_t n = read(go, &c, 1);
+		if (n == 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			return NULL;
+	}
+	kill(0, SIGKILL); // the process group: the workload's session
+	return NULL;
+}
+
 static void root(int go) {
 	// Wait until the runner has put this process in its cgroup and started
 	// tracing: the first byte on the go pipe.
 	char c;
 	while (read(go, &c, 1) < 0 && errno == EINTR)
 		;
-	close(go);
+	fcntl(go, F_SETFD, FD_CLOEXEC); // the workload's processes need not hold it
+	pthread_t w;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	if (pthread_create(&w, &a, watch_runner, (void *)(intptr_t)go) != 0)
+		die("starting the runner watch: %s", strerror(errno));
+	pthread_attr_destroy(&a);
 	map_shm(1);
 	shm->t0 = now_ns(CLOCK_MONOTONIC);
 	int n = 0;

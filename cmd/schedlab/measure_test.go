@@ -27,62 +27,110 @@ func needHost(t *testing.T) {
 	}
 }
 
-// SIGINT in the middle of a run: every process it started is gone, its
-// cgroups and its tracefs instance are removed, and it says so.
-func TestMeasureInterrupted(t *testing.T) {
-	needHost(t)
-	cmd := exec.Command(bin, "measure", "make-j10", "--duration", "60s")
+// startMeasure starts measure make-j10 and waits until its workload runs;
+// it returns the command, its stderr and the workload's session.
+func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"measure", "make-j10", "--duration", "60s"}, extra...)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	inst := filepath.Join(host.TracefsRoot, "instances", "schedlab-"+strconv.Itoa(cmd.Process.Pid))
-	cg := filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+strconv.Itoa(cmd.Process.Pid))
-	// Wait until the workload runs: its session has processes.
 	session := regexp.MustCompile(`workload session (\d+)`)
-	var sid int
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := session.FindStringSubmatch(e.String()); m != nil {
-			sid, _ = strconv.Atoi(m[1])
+			sid, _ := strconv.Atoi(m[1])
 			if len(sessionPIDs(sid)) > 5 { // make and a few jobs
-				break
+				return cmd, &e, sid
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if sid == 0 {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("the run did not start; stderr:\n%s", e.String())
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatalf("the run did not start; stderr:\n%s", e.String())
+	return nil, nil, 0
+}
+
+// A signal or the timeout in the middle of a run: every process it
+// started is gone, its cgroups and its tracefs instance are removed, and
+// it says so.
+func TestMeasureInterrupted(t *testing.T) {
+	needHost(t)
+	for _, c := range []struct {
+		name  string
+		sig   os.Signal
+		extra []string
+		cause string
+	}{
+		{"SIGINT", syscall.SIGINT, nil, "interrupt"},
+		{"SIGTERM", syscall.SIGTERM, nil, "terminated"},
+		{"timeout", nil, []string{"--timeout", "3s"}, "timeout after 3s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd, e, sid := startMeasure(t, c.extra...)
+			pid := strconv.Itoa(cmd.Process.Pid)
+			inst := filepath.Join(host.TracefsRoot, "instances", "schedlab-"+pid)
+			cg := filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)
+			for _, p := range []string{inst, cg} {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("while running: %v", err)
+				}
+			}
+			if c.sig != nil {
+				cmd.Process.Signal(c.sig)
+			}
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+				t.Errorf("exit: %v, want a failure", err)
+			}
+			if left := sessionPIDs(sid); len(left) > 0 {
+				t.Errorf("processes of session %d left: %v", sid, left)
+			}
+			for _, p := range []string{inst, cg} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s left behind (%v)", p, err)
+				}
+			}
+			msg := e.String()
+			for _, want := range []string{"interrupted (" + c.cause, "killed and reaped", "removed tracefs instance " + inst, "removed cgroup " + cg} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, msg)
+				}
+			}
+		})
 	}
-	for _, p := range []string{inst, cg} {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("while running: %v", err)
-		}
-	}
-	running := len(sessionPIDs(sid))
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
-		t.Errorf("exit: %v, want a failure", err)
+}
+
+// A runner killed outright cannot clean up: its workload ends by itself
+// (it watches the runner), and the next run removes what was left.
+func TestMeasureKilled(t *testing.T) {
+	needHost(t)
+	cmd, _, sid := startMeasure(t)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sessionPIDs(sid)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
 	}
 	if left := sessionPIDs(sid); len(left) > 0 {
-		t.Errorf("processes of session %d left: %v", sid, left)
+		t.Errorf("processes of session %d outlived their runner: %v", sid, left)
 	}
-	for _, p := range []string{inst, cg} {
+	_, errOut, code := schedlab(t, "measure", "two-hogs", "--duration", "200ms")
+	if code != 0 {
+		t.Fatalf("next run: %d\n%s", code, errOut)
+	}
+	for _, p := range []string{filepath.Join(host.TracefsRoot, "instances", "schedlab-"+pid), filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)} {
+		if !strings.Contains(errOut, "removed stale "+p) {
+			t.Errorf("next run did not remove %s:\n%s", p, errOut)
+		}
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind (%v)", p, err)
 		}
 	}
-	msg := e.String()
-	for _, want := range []string{"interrupted", "killed and reaped", "removed tracefs instance " + inst, "removed cgroup " + cg} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, msg)
-		}
-	}
-	t.Logf("%d processes were running; stderr:\n%s", running, msg)
 }
 
 // What a user can fix is said before anything starts, with exit status 2.
@@ -106,6 +154,30 @@ func TestMeasureBadInput(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2, nothing, and %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// Not root: a clear error before anything starts.
+func TestMeasureNotRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		_, errOut, code := schedlab(t, "measure", "two-hogs")
+		if code != 2 || !strings.Contains(errOut, "needs root") {
+			t.Errorf("code %d, stderr %q", code, errOut)
+		}
+		return
+	}
+	// As root, run the binary as nobody.
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "measure", "two-hogs", "--duration", "1s")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 || o.Len() != 0 || !strings.Contains(e.String(), "needs root") {
+		t.Errorf("as nobody: %v, stdout %q, stderr %q; want exit 2 and the reason", err, o.String(), e.String())
 	}
 }
 
