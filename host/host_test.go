@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"bytes"
@@ -9,21 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"schedlab/host"
+	"schedlab/internal/hosttest"
 	"schedlab/trace"
 	"schedlab/workload"
 )
-
-// needHost skips a test that needs the host kernel's tracing and cgroups,
-// saying what is missing.
-func needHost(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no host runs")
-	}
-	if _, err := Preflight(nil, true); err != nil {
-		t.Skipf("host runs impossible here: %v", err)
-	}
-}
 
 // collect is a trace.Sink keeping every event.
 type collect []trace.Event
@@ -44,13 +34,13 @@ const hostWorkload = `{"global": {"duration": 1}, "tasks": {
 }}`
 
 func TestRunOnHost(t *testing.T) {
-	needHost(t)
+	hosttest.Need(t)
 	spec, err := workload.Parse("host.json", []byte(hostWorkload))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	m, err := Measure(context.Background(), Options{Spec: spec, Duration: time.Second, Seed: 1, Log: &log}, "host.json", nil)
+	m, err := host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: &log}, "host.json", nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -60,10 +50,10 @@ func TestRunOnHost(t *testing.T) {
 		t.Errorf("worker errors: %q", res.WorkerErrors)
 	}
 	// Cleanup left nothing behind.
-	if n := sessionPIDs(res.RootPID); len(n) > 0 {
+	if n := host.SessionPIDs(res.RootPID); len(n) > 0 {
 		t.Errorf("processes of session %d left: %v", res.RootPID, n)
 	}
-	left, _ := filepath.Glob(filepath.Join(TracefsRoot, "instances", "schedlab-*"))
+	left, _ := filepath.Glob(filepath.Join(host.TracefsRoot, "instances", "schedlab-*"))
 	for _, d := range left {
 		if filepath.Base(d) == "schedlab-"+strconv.Itoa(os.Getpid()) {
 			t.Errorf("tracefs instance %s left", d)

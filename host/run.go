@@ -245,7 +245,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		n := sessionProcs(proc.Pid)
 		syscall.Kill(-proc.Pid, syscall.SIGKILL)
 		// Stragglers that left the process group (none should) die too.
-		for _, pid := range sessionPIDs(proc.Pid) {
+		for _, pid := range SessionPIDs(proc.Pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		select {
@@ -333,8 +333,9 @@ func setSubreaper(on bool) error {
 	return nil
 }
 
-// sessionPIDs lists the processes of session sid, from /proc.
-func sessionPIDs(sid int) []int {
+// SessionPIDs lists the processes of session sid, from /proc: a
+// workload's session is its first process's PID (Result.RootPID).
+func SessionPIDs(sid int) []int {
 	ents, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range ents {
@@ -356,7 +357,7 @@ func sessionPIDs(sid int) []int {
 	return out
 }
 
-func sessionProcs(sid int) int { return len(sessionPIDs(sid)) }
+func sessionProcs(sid int) int { return len(SessionPIDs(sid)) }
 
 func hostFacts() Facts {
 	var u syscall.Utsname

@@ -73,31 +73,51 @@ func orNone(s string) string {
 	return s
 }
 
-func counts(runs []RunStats, timer bool) string {
-	var parts []string
-	for _, r := range runs {
-		n := r.Wakeup.Count
-		if timer {
-			n = r.Timer.Count
-		}
-		parts = append(parts, fmt.Sprint(n))
-	}
-	return strings.Join(parts, "/")
-}
-
-func missed(runs []RunStats) string {
+// perRun lists one number per run, "a/b/c"; with skipZero, "" when all
+// are zero.
+func perRun(runs []RunStats, get func(RunStats) int, skipZero bool) string {
 	var parts []string
 	any := false
 	for _, r := range runs {
-		parts = append(parts, fmt.Sprint(r.Missed))
-		any = any || r.Missed > 0
+		parts = append(parts, fmt.Sprint(get(r)))
+		any = any || get(r) != 0
 	}
-	if !any {
+	if skipZero && !any {
 		return ""
 	}
 	return strings.Join(parts, "/")
 }
 
+func counts(runs []RunStats, timer bool) string {
+	if timer {
+		return perRun(runs, func(r RunStats) int { return r.Timer.Count }, false)
+	}
+	return perRun(runs, func(r RunStats) int { return r.Wakeup.Count }, false)
+}
+
+func missed(runs []RunStats) string {
+	return perRun(runs, func(r RunStats) int { return r.Missed }, true)
+}
+
+func missedIn(runs []RunStats) string {
+	return perRun(runs, func(r RunStats) int { return r.MissedSwitchIns }, true)
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// line is rt-app's result in one line.
+func (a *RTAppStats) line() string {
+	s := a.WuLat
+	if s.Count == 0 {
+		return fmt.Sprintf("rt-app (%s) ran the file: no wu_lat samples (no timer in it)", a.Version)
+	}
+	return fmt.Sprintf("rt-app (%s) wu_lat, one run: n=%d p50 %s p90 %s p99 %s max %s µs", a.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
+}
 // WriteMarkdown prints the result as a Markdown section (VALIDATION.md's
 // tables): a heading, the sample counts, the table and rt-app's line.
 func (r *Result) WriteMarkdown(w io.Writer, title string) error {
@@ -130,33 +150,4 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
-}
-
-func missedIn(runs []RunStats) string {
-	var parts []string
-	any := false
-	for _, r := range runs {
-		parts = append(parts, fmt.Sprint(r.MissedSwitchIns))
-		any = any || r.MissedSwitchIns > 0
-	}
-	if !any {
-		return ""
-	}
-	return strings.Join(parts, "/")
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-// line is rt-app's result in one line.
-func (a *RTAppStats) line() string {
-	s := a.WuLat
-	if s.Count == 0 {
-		return fmt.Sprintf("rt-app (%s) ran the file: no wu_lat samples (no timer in it)", a.Version)
-	}
-	return fmt.Sprintf("rt-app (%s) wu_lat, one run: n=%d p50 %s p90 %s p99 %s max %s µs", a.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
 }

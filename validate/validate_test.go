@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"schedlab/host"
+	"schedlab/internal/hosttest"
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/workload"
@@ -96,12 +97,7 @@ func TestCompare(t *testing.T) {
 // One short validation on the host: both sides present, every figure has
 // a verdict, and no latency is asserted.
 func TestValidateOnHost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no host runs")
-	}
-	if _, err := host.Preflight(nil, true); err != nil {
-		t.Skipf("host runs impossible here: %v", err)
-	}
+	hosttest.Need(t)
 	spec := load(t, "sigev-thread")
 	res, err := Run(context.Background(), Options{Host: host.Options{Spec: spec, Duration: time.Second, Seed: 1},
 		Scenario: "sigev-thread", Runs: 1, RTApp: true})

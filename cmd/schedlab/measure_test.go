@@ -13,19 +13,8 @@ import (
 	"time"
 
 	"schedlab/host"
+	"schedlab/internal/hosttest"
 )
-
-// needHost skips a test that needs root, tracefs and a cgroup cpu
-// controller, saying which is missing.
-func needHost(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no host runs")
-	}
-	if _, err := host.Preflight(nil, true); err != nil {
-		t.Skipf("host runs impossible here: %v", err)
-	}
-}
 
 // startMeasure starts measure make-j10 and waits until its workload runs;
 // it returns the command, its stderr and the workload's session.
@@ -42,7 +31,7 @@ func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int)
 	for time.Now().Before(deadline) {
 		if m := session.FindStringSubmatch(e.String()); m != nil {
 			sid, _ := strconv.Atoi(m[1])
-			if len(sessionPIDs(sid)) > 5 { // make and a few jobs
+			if len(host.SessionPIDs(sid)) > 5 { // make and a few jobs
 				return cmd, &e, sid
 			}
 		}
@@ -58,7 +47,7 @@ func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int)
 // started is gone, its cgroups and its tracefs instance are removed, and
 // it says so.
 func TestMeasureInterrupted(t *testing.T) {
-	needHost(t)
+	hosttest.Need(t)
 	for _, c := range []struct {
 		name  string
 		sig   os.Signal
@@ -86,7 +75,7 @@ func TestMeasureInterrupted(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 				t.Errorf("exit: %v, want a failure", err)
 			}
-			if left := sessionPIDs(sid); len(left) > 0 {
+			if left := host.SessionPIDs(sid); len(left) > 0 {
 				t.Errorf("processes of session %d left: %v", sid, left)
 			}
 			for _, p := range []string{inst, cg} {
@@ -107,16 +96,16 @@ func TestMeasureInterrupted(t *testing.T) {
 // A runner killed outright cannot clean up: its workload ends by itself
 // (it watches the runner), and the next run removes what was left.
 func TestMeasureKilled(t *testing.T) {
-	needHost(t)
+	hosttest.Need(t)
 	cmd, _, sid := startMeasure(t)
 	pid := strconv.Itoa(cmd.Process.Pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(sessionPIDs(sid)) > 0 && time.Now().Before(deadline) {
+	for len(host.SessionPIDs(sid)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if left := sessionPIDs(sid); len(left) > 0 {
+	if left := host.SessionPIDs(sid); len(left) > 0 {
 		t.Errorf("processes of session %d outlived their runner: %v", sid, left)
 	}
 	_, errOut, code := schedlab(t, "measure", "two-hogs", "--duration", "200ms")
@@ -179,26 +168,4 @@ func TestMeasureNotRoot(t *testing.T) {
 	if !ok || ee.ExitCode() != 2 || o.Len() != 0 || !strings.Contains(e.String(), "needs root") {
 		t.Errorf("as nobody: %v, stdout %q, stderr %q; want exit 2 and the reason", err, o.String(), e.String())
 	}
-}
-
-// sessionPIDs lists the processes of session sid.
-func sessionPIDs(sid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
