@@ -118,6 +118,7 @@ func (a *RTAppStats) line() string {
 	}
 	return fmt.Sprintf("rt-app (%s) wu_lat, one run: n=%d p50 %s p90 %s p99 %s max %s µs", a.Version, s.Count, us(s.P50), us(s.P90), us(s.P99), us(s.Max))
 }
+
 // WriteMarkdown prints the result as a Markdown section (VALIDATION.md's
 // tables): a heading, the sample counts, the table and rt-app's line.
 func (r *Result) WriteMarkdown(w io.Writer, title string) error {
