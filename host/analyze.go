@@ -38,6 +38,34 @@ func (f *workloadFilter) Event(e *trace.Event) {
 	f.next.Event(e)
 }
 
+// deliveryMeter measures how late the host delivers a timer: from a timer
+// sample's expected expiry to the sched_waking of the task that then writes
+// the sample (an rt-app or signal timer's waiter; a SIGEV_THREAD callback is
+// a new thread and has none). The simulator's counterpart is
+// cost_wakeup_ns + cost_timer_irq_ns.
+type deliveryMeter struct {
+	waking  map[int32]int64
+	samples []int64
+}
+
+func (d *deliveryMeter) Event(e *trace.Event) {
+	switch e.Kind {
+	case trace.Waking:
+		d.waking[e.PID] = e.TS
+	case trace.Mark:
+		w, ok := d.waking[e.PID]
+		if e.Mark != trace.CallbackStart || e.Expected == 0 || !ok {
+			return
+		}
+		delete(d.waking, e.PID)
+		// A waking long before the expiry (or after the mark) is another
+		// wakeup's.
+		if dt := w - e.Expected; dt >= 0 && w <= e.TS {
+			d.samples = append(d.samples, dt)
+		}
+	}
+}
+
 func (f *workloadFilter) SetCPUs(n int) {
 	if c, ok := f.next.(trace.CPUCounter); ok {
 		c.SetCPUs(n)
@@ -49,14 +77,22 @@ func (f *workloadFilter) SetCPUs(n int) {
 // tasks. extra, if not nil, sees every event (an HTML timeline).
 func Report(res *Result, scenario string, extra trace.Sink) (*analyze.TraceResult, *report.Run, error) {
 	var f *workloadFilter
+	dm := &deliveryMeter{waking: map[int32]int64{}}
+	var sinks trace.Tee = trace.Tee{dm}
+	if extra != nil {
+		sinks = append(sinks, extra)
+	}
 	tr, err := analyze.ReadTraceFiltered(bytes.NewReader(res.Trace), func(next trace.Sink) trace.Sink {
 		f = newWorkloadFilter(res.RootPID)
 		f.next = next
 		return f
-	}, extra)
+	}, sinks)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the recording: %w", err)
 	}
+	res.TimerDelivery = analyze.Summarise(dm.samples)
+	res.Facts.TimerDeliveryUS = float64(res.TimerDelivery.P50) / 1e3
+	res.Facts.TimerDeliveryN = res.TimerDelivery.Count
 	r := &report.Run{
 		Scenario: scenario,
 		Policy:   "host " + res.Facts.Kernel,

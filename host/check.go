@@ -63,14 +63,19 @@ func Preflight(cpus []int, needGroups bool) (*cpuController, error) {
 // Facts are what a measurement should be stored with (host.md: re-check the
 // host's facts with every campaign).
 type Facts struct {
-	Kernel    string   `json:"kernel"`
-	CPUs      string   `json:"cpus_online"`
-	Autogroup string   `json:"sched_autogroup_enabled"`
-	BaseSlice string   `json:"base_slice_ns,omitempty"`
-	LoadAvg   string   `json:"loadavg_before"`
-	StealPct  float64  `json:"steal_pct"`
-	Cgroup    string   `json:"cgroup"`
-	Notes     []string `json:"notes,omitempty"`
+	Kernel    string  `json:"kernel"`
+	CPUs      string  `json:"cpus_online"`
+	Autogroup string  `json:"sched_autogroup_enabled"`
+	BaseSlice string  `json:"base_slice_ns,omitempty"`
+	LoadAvg   string  `json:"loadavg_before"`
+	StealPct  float64 `json:"steal_pct"`
+	Cgroup    string  `json:"cgroup"`
+	// TimerDelivery is the median delay from a timer's expected expiry to
+	// its waiter's sched_waking in this run (µs; 0: no such samples). The
+	// simulator's counterpart is cost_wakeup_ns + cost_timer_irq_ns.
+	TimerDeliveryUS float64  `json:"timer_delivery_p50_us,omitempty"`
+	TimerDeliveryN  int      `json:"timer_delivery_samples,omitempty"`
+	Notes           []string `json:"notes,omitempty"`
 }
 
 func readTrim(path string) string {

@@ -35,6 +35,7 @@ import (
 	"time"
 	"unsafe"
 
+	"schedlab/analyze"
 	"schedlab/workload"
 )
 
@@ -61,6 +62,9 @@ type Result struct {
 	// Overrun and Dropped are events the ring buffer lost.
 	Overrun, Dropped int64
 	Facts            Facts
+	// TimerDelivery is how late the host delivered its timers: expected
+	// expiry to the waiter's sched_waking (set by Report).
+	TimerDelivery analyze.Stats
 	// WorkerErrors are the first lines the worker wrote to stderr.
 	WorkerErrors []string
 	Cleanup      []string

@@ -312,3 +312,42 @@ func TestMakeSameSeedSameTrace(t *testing.T) {
 		t.Fatal("make-j10: different seeds, identical traces")
 	}
 }
+
+// The virtual machine's late timer interrupt delays every timer-driven
+// wakeup by cost_timer_irq_ns, and nothing else: on an idle CPU an rt-app
+// timer's sample is the wakeup path, the interrupt's delay and one context
+// switch; a sleep ends that much later; a task-to-task wakeup (resume) is
+// not affected.
+func TestTimerIRQ(t *testing.T) {
+	p := sim.DefaultParams()
+	p.TimerIRQ = 50000
+	an := analyze.New()
+	rec := &trace.Recorder{}
+	e := run(t, sim.Config{Spec: spec(t, `{"tasks": {
+		"tick": {"timer": {"ref": "t", "period": 10000}, "run": 100},
+		"nap": {"delay": 5000, "loop": 1, "sleep": 1000, "resume": "sus"},
+		"sus": {"delay": 5000, "loop": 1, "suspend": 0, "run": 1}}}`),
+		Sched: schedConfig(t, "cfs-2.6.35", 2, nil, nil), Params: p, Duration: 50e6, Sink: trace.Tee{an, rec}, Check: true})
+	r := an.Finish(e.Now())
+	want := p.CostWakeup + p.TimerIRQ + p.CostContextSwitch
+	if s := r.TimerLatency; s.Count != 4 || s.Min != want || s.Max != want {
+		t.Fatalf("timer latency n=%d min %d max %d, want 4 samples of %d ns", s.Count, s.Min, s.Max, want)
+	}
+	// nap starts at 5 ms (+ a context switch) and sleeps 1 ms: it is woken
+	// 1 ms + wakeup path + interrupt delay later, then resumes sus, whose
+	// wakeup is the resume system call's cost after nap runs again.
+	wake := func(pid int32) int64 {
+		w := find(rec.Events, func(e *trace.Event) bool { return e.Kind == trace.Waking && e.PID == pid })
+		if len(w) != 1 {
+			t.Fatalf("pid %d woken %d times", pid, len(w))
+		}
+		return w[0].TS
+	}
+	napWoken := wake(1002)
+	if want := 5e6 + p.CostContextSwitch + 1e6 + p.CostWakeup + p.TimerIRQ; napWoken != int64(want) {
+		t.Errorf("nap woken at %d, want %d", napWoken, int64(want))
+	}
+	if got, want := wake(1003)-napWoken, p.CostContextSwitch+p.CostWakeup; got != want {
+		t.Errorf("resume took %d ns after nap's wakeup, want %d (no interrupt delay)", got, want)
+	}
+}

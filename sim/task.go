@@ -144,7 +144,7 @@ func (e *Engine) step(t *Task) {
 		d := e.draw(ev.Dur)
 		e.block(t)
 		t.wakeT.phase = wakeNow
-		e.q.arm(&t.wakeT, e.now+d+e.p.CostWakeup)
+		e.q.arm(&t.wakeT, e.now+d+e.p.timerWakeDelay())
 	case workload.Timer:
 		e.timerEvent(t, ev)
 	case workload.Fork:

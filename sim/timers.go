@@ -98,9 +98,9 @@ func (e *Engine) timerWake(t *Task) {
 	if t.wakeT.phase == wakeExpiry {
 		e.emitMark(t, markExpiry, t.pendingWake, e.now)
 		t.resumeMark, t.pendingWake = t.pendingWake, mark{}
-		if e.p.CostWakeup > 0 {
+		if d := e.p.timerWakeDelay(); d > 0 {
 			t.wakeT.phase = wakeNow
-			e.q.arm(&t.wakeT, e.now+e.p.CostWakeup)
+			e.q.arm(&t.wakeT, e.now+d)
 			return
 		}
 	}
@@ -173,7 +173,7 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 			e.posixConsume(pt, w)
 			w.wakeT.phase = wakeNow
 			w.inputWake = pt.res.Notify == "input"
-			e.q.arm(&w.wakeT, e.now+e.p.CostWakeup)
+			e.q.arm(&w.wakeT, e.now+e.p.timerWakeDelay())
 		}
 	}
 	e.q.arm(&pt.t, e.now+e.period(pt.period))

@@ -43,6 +43,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	if m := missedIn(r.Host); m != "" {
 		fmt.Fprintf(w, "switch-ins missing from the host's trace (their wakeups are not samples): %s\n", m)
 	}
+	if d := delivery(r.Host); d != "" {
+		fmt.Fprintf(w, "timer delivery, expiry to the waiter's sched_waking, median per host run: %s µs (model: cost_wakeup_ns + cost_timer_irq_ns)\n", d)
+	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
 			fmt.Fprintf(w, "%s\n", r.RTApp.line())
@@ -103,6 +106,16 @@ func missedIn(runs []RunStats) string {
 	return perRun(runs, func(r RunStats) int { return r.MissedSwitchIns }, true)
 }
 
+func delivery(runs []RunStats) string {
+	var parts []string
+	for _, r := range runs {
+		if r.TimerDeliveryUS > 0 {
+			parts = append(parts, fmt.Sprintf("%.0f", r.TimerDeliveryUS))
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
 func orZero(s string) string {
 	if s == "" {
 		return "none"
@@ -141,6 +154,9 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	if m := missedIn(r.Host); m != "" {
 		fmt.Fprintf(w, " Switch-ins missing from the host's trace: %s.", m)
+	}
+	if d := delivery(r.Host); d != "" {
+		fmt.Fprintf(w, " Host timer delivery (expiry to the waiter's sched_waking), median per run: %s µs.", d)
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {

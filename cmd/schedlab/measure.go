@@ -151,8 +151,12 @@ then as at the end, and it says so on stderr.`,
 			// The first line says what was simulated; say what was measured.
 			_, rest, _ := strings.Cut(b.String(), "\n")
 			f := m.Result.Facts
-			_, err = fmt.Fprintf(os.Stdout, "measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s\n%s",
-				name, f.Kernel, cpuText(o.CPUs), f.CPUs, float64(m.Run.SimNS)/1e9, o.Seed, orNone(f.Cgroup), rest)
+			delivery := ""
+			if f.TimerDeliveryN > 0 {
+				delivery = fmt.Sprintf("timer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d\n", f.TimerDeliveryUS, f.TimerDeliveryN)
+			}
+			_, err = fmt.Fprintf(os.Stdout, "measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s\n%s%s",
+				name, f.Kernel, cpuText(o.CPUs), f.CPUs, float64(m.Run.SimNS)/1e9, o.Seed, orNone(f.Cgroup), delivery, rest)
 			return err
 		},
 	}
