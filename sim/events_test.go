@@ -351,3 +351,42 @@ func TestTimerIRQ(t *testing.T) {
 		t.Errorf("resume took %d ns after nap's wakeup, want %d (no interrupt delay)", got, want)
 	}
 }
+
+// A timer that fires on an idle CPU pays cost_idle_exit_ns on top (the
+// halted virtual CPU is woken first); one that fires on a busy CPU does not.
+func TestIdleExit(t *testing.T) {
+	p := sim.DefaultParams()
+	p.TimerIRQ, p.IdleExit = 30000, 70000
+	for _, c := range []struct {
+		name, js string
+		idle     bool
+	}{
+		{"alone", `{"tasks": {"tick": {"timer": {"ref": "t", "period": 10000}, "run": 100}}}`, true},
+		{"beside a hog", `{"tasks": {"tick": {"timer": {"ref": "t", "period": 10000}, "run": 100}, "hog": {"run": 100000}}}`, false},
+		{"sleep alone", `{"tasks": {"tick": {"sleep": 9000, "run": 100}}}`, true},
+	} {
+		_, evs := record(t, c.js, 1, 50e6, p)
+		wakes := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Waking && e.PID == 1001 })
+		if len(wakes) < 4 {
+			t.Fatalf("%s: %d wakeups", c.name, len(wakes))
+		}
+		want := p.CostWakeup + p.TimerIRQ
+		if c.idle {
+			want += p.IdleExit
+		}
+		// The timer fires on the 10 ms grid; the first sleep's 9 ms after
+		// the task's first switch-in (checked for the first only).
+		for i, w := range wakes[:4] {
+			fired := int64(i+1) * 10e6
+			if strings.HasPrefix(c.name, "sleep") {
+				if i > 0 {
+					continue
+				}
+				fired = p.CostContextSwitch + 9e6 // the first event is the sleep
+			}
+			if got := w.TS - fired; got != want {
+				t.Errorf("%s: wakeup %d at +%d ns after the timer, want %d", c.name, i, got, want)
+			}
+		}
+	}
+}

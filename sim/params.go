@@ -28,6 +28,10 @@ type Params struct {
 	// host must inject it. 0 on bare metal. It does not apply to a task
 	// waking another (resume), which CostWakeup alone prices.
 	TimerIRQ int64
+	// IdleExit is a further delay of a timer-driven wakeup whose timer
+	// fires on an idle CPU (the wakee's, where it went to sleep): a halted
+	// virtual CPU must be woken by its host first. 0 on bare metal.
+	IdleExit int64
 	// CostExit is CPU time a task spends in exit() before it is gone.
 	CostExit int64
 	// CostYield is CPU time of the sched_yield() system call; it also
@@ -49,6 +53,7 @@ const (
 	ParamFork        = "cost_fork_ns"
 	ParamWakeup      = "cost_wakeup_ns"
 	ParamTimerIRQ    = "cost_timer_irq_ns"
+	ParamIdleExit    = "cost_idle_exit_ns"
 	ParamExit        = "cost_exit_ns"
 	ParamYield       = "cost_yield_ns"
 	ParamLLCSize     = "llc_size"
@@ -89,6 +94,7 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamFork, Default: defaultFork, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of clone() in the parent before the child exists"},
 		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer or input event to the wakee being queued (irq + hrtimer + try_to_wake_up); CPU time of the waker for a task-to-task wakeup (resume)"},
 		{Name: ParamTimerIRQ, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "extra delay of timer-driven wakeups (sleep ends, timer expiries, input events): a virtual machine's late hrtimer interrupt; 0 on bare metal"},
+		{Name: ParamIdleExit, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "further delay of a timer-driven wakeup whose timer fires on an idle CPU: a halted virtual CPU's wakeup by its host; 0 on bare metal"},
 		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
 		{Name: ParamLLCSize, Default: 0, Min: 0, Max: 1 << 16, Doc: "CPUs per last-level-cache domain (0: all CPUs share one); wakeups look for idle CPUs within it"},
@@ -109,6 +115,8 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.CostWakeup = v
 	case ParamTimerIRQ:
 		p.TimerIRQ = v
+	case ParamIdleExit:
+		p.IdleExit = v
 	case ParamExit:
 		p.CostExit = v
 	case ParamYield:
@@ -131,6 +139,7 @@ func (p Params) Values() map[string]int64 {
 		ParamFork:      p.CostFork,
 		ParamWakeup:    p.CostWakeup,
 		ParamTimerIRQ:  p.TimerIRQ,
+		ParamIdleExit:  p.IdleExit,
 		ParamExit:      p.CostExit,
 		ParamYield:     p.CostYield,
 		ParamLLCSize:   p.LLCSize,

@@ -143,8 +143,14 @@ func (e *Engine) step(t *Task) {
 	case workload.Sleep:
 		d := e.draw(ev.Dur)
 		e.block(t)
-		t.wakeT.phase = wakeNow
-		e.q.arm(&t.wakeT, e.now+d+e.p.timerWakeDelay())
+		if e.p.IdleExit > 0 {
+			// Whether the CPU is idle is known only when the timer fires.
+			t.wakeT.phase = wakeSleepEnd
+			e.q.arm(&t.wakeT, e.now+d)
+		} else {
+			t.wakeT.phase = wakeNow
+			e.q.arm(&t.wakeT, e.now+d+e.p.timerWakeDelay())
+		}
 	case workload.Timer:
 		e.timerEvent(t, ev)
 	case workload.Fork:

@@ -7,9 +7,22 @@ import (
 
 // Two steps of a timer-driven wakeup, carried in timer.phase.
 const (
-	wakeExpiry uint8 = iota // the timer expires (marks are written)
-	wakeNow                 // the wakeup-path cost has passed: wake the task
+	wakeExpiry   uint8 = iota // the timer expires (marks are written)
+	wakeNow                   // the wakeup-path cost has passed: wake the task
+	wakeSleepEnd              // a sleep's hrtimer expires (only with cost_idle_exit_ns)
 )
+
+// timerDelay is the delay from a timer's expiry to its wakee being queued:
+// the wakeup path, the virtual machine's late interrupt, and, when the
+// CPU the timer fires on (the wakee's, where it went to sleep) is idle,
+// that CPU's exit from idle.
+func (e *Engine) timerDelay(t *Task) int64 {
+	d := e.p.timerWakeDelay()
+	if e.p.IdleExit > 0 && e.cpus[t.st.CPU].curr == nil {
+		d += e.p.IdleExit
+	}
+	return d
+}
 
 // rtTimerState is an rt-app timer resource: the next expiry on its grid.
 type rtTimerState struct {
@@ -95,10 +108,15 @@ func (e *Engine) rtTimer(t *Task, i int, res *workload.TimerRes) *rtTimerState {
 // the expiry mark, then wakes t after the wakeup-path cost), or the end of a
 // sleep.
 func (e *Engine) timerWake(t *Task) {
+	if t.wakeT.phase == wakeSleepEnd {
+		t.wakeT.phase = wakeNow
+		e.q.arm(&t.wakeT, e.now+e.timerDelay(t))
+		return
+	}
 	if t.wakeT.phase == wakeExpiry {
 		e.emitMark(t, markExpiry, t.pendingWake, e.now)
 		t.resumeMark, t.pendingWake = t.pendingWake, mark{}
-		if d := e.p.timerWakeDelay(); d > 0 {
+		if d := e.timerDelay(t); d > 0 {
 			t.wakeT.phase = wakeNow
 			e.q.arm(&t.wakeT, e.now+d)
 			return
@@ -173,7 +191,7 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 			e.posixConsume(pt, w)
 			w.wakeT.phase = wakeNow
 			w.inputWake = pt.res.Notify == "input"
-			e.q.arm(&w.wakeT, e.now+e.p.timerWakeDelay())
+			e.q.arm(&w.wakeT, e.now+e.timerDelay(w))
 		}
 	}
 	e.q.arm(&pt.t, e.now+e.period(pt.period))
