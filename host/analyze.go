@@ -43,6 +43,10 @@ func (f *workloadFilter) Event(e *trace.Event) {
 // the sample (an rt-app or signal timer's waiter; a SIGEV_THREAD callback is
 // a new thread and has none). The simulator's counterpart is
 // cost_wakeup_ns + cost_timer_irq_ns.
+// maxDelivery bounds a plausible timer delivery (1 ms: ten times the
+// slowest seen on this host, an idle vCPU's ~120 µs).
+const maxDelivery = 1_000_000
+
 type deliveryMeter struct {
 	waking  map[int32]int64
 	samples []int64
@@ -58,9 +62,11 @@ func (d *deliveryMeter) Event(e *trace.Event) {
 			return
 		}
 		delete(d.waking, e.PID)
-		// A waking long before the expiry (or after the mark) is another
-		// wakeup's.
-		if dt := w - e.Expected; dt >= 0 && w <= e.TS {
+		// A waking before the expiry, or more than maxDelivery after it,
+		// is another wakeup's: a chain's sample (an input token) ends in a
+		// task woken by a resume, and a SIGEV_THREAD callback's last waking
+		// may be a preemption's.
+		if dt := w - e.Expected; dt >= 0 && dt <= maxDelivery && w <= e.TS {
 			d.samples = append(d.samples, dt)
 		}
 	}
