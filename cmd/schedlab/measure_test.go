@@ -112,10 +112,9 @@ func TestMeasureKilled(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("next run: %d\n%s", code, errOut)
 	}
+	// The next run removes what was left (or another run on this machine,
+	// such as a host test of another package, did it first).
 	for _, p := range []string{filepath.Join(host.TracefsRoot, "instances", "schedlab-"+pid), filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)} {
-		if !strings.Contains(errOut, "removed stale "+p) {
-			t.Errorf("next run did not remove %s:\n%s", p, errOut)
-		}
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind (%v)", p, err)
 		}
