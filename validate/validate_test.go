@@ -128,3 +128,31 @@ func b0(r *Result) string {
 	r.WriteText(&b)
 	return b.String()
 }
+
+// The HTML page has the table, a verdict per compared figure, a bar chart
+// per latency and the CDFs of both sides.
+func TestPage(t *testing.T) {
+	run := func(p50 report.US, n int) RunStats {
+		return RunStats{Timer: Stats{Count: n, P50: p50, P90: p50, P99: p50, Max: p50}}
+	}
+	r := &Result{Scenario: "x", Runs: 2, Policy: Policy, Model: []string{"m"},
+		Host: []RunStats{run(100, 5), run(120, 5)}, Sim: []RunStats{run(110, 5), run(90, 5)},
+		hostSamples: &Samples{Timer: []int64{100e3, 120e3}}, simSamples: &Samples{Timer: []int64{90e3, 110e3}}}
+	r.Figures = compare(r.Host, r.Sim)
+	var b strings.Builder
+	if err := report.WriteHTML(&b, r.Page()); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if n := strings.Count(html, "<svg "); n != 4 {
+		t.Errorf("%d charts, want 4 (two bar charts, two CDFs)", n)
+	}
+	for _, want := range []string{"host beside simulation", "timer latency p50: the simulation lies inside the host", "host median"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "wakeup latency p50: the simulation lies inside") {
+		t.Error("a figure without samples got a verdict")
+	}
+}
