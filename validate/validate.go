@@ -238,22 +238,28 @@ func runStats(r *report.Run) RunStats {
 
 // modelOf says what the simulation assumed, for the reader.
 func modelOf(r *report.Run, ncpu int) []string {
-	var tun []string
-	for _, k := range []string{"sched_base_slice_ns", "tick_nsec", sim.ParamTimerIRQ, sim.ParamIdleExit} {
+	// The host profile's settings, in this order, then any other tunable
+	// --set changed.
+	profile := []string{"sched_base_slice_ns", "tick_nsec", sim.ParamTimerIRQ, sim.ParamIdleExit}
+	var tun, changed []string
+	for _, k := range profile {
 		if v, ok := r.Tunables[k]; ok {
 			tun = append(tun, fmt.Sprintf("%s=%d", k, v))
 		}
 	}
 	for k, v := range r.Tunables {
-		if d, ok := r.DefaultTunables[k]; ok && d != v && k != "sched_base_slice_ns" && k != "tick_nsec" && k != sim.ParamTimerIRQ && k != sim.ParamIdleExit {
-			tun = append(tun, fmt.Sprintf("%s=%d (changed)", k, v))
+		if d, ok := r.DefaultTunables[k]; ok && d != v && !slices.Contains(profile, k) {
+			changed = append(changed, fmt.Sprintf("%s=%d (changed)", k, v))
 		}
 	}
-	slices.Sort(tun[min(4, len(tun)):])
+	slices.Sort(changed)
+	us := func(k string) float64 { return float64(r.Tunables[k]) / 1e3 }
 	return []string{
-		fmt.Sprintf("policy %s, %d CPU(s), HZ 250, default features; %s", Policy, ncpu, strings.Join(tun, " ")),
+		fmt.Sprintf("policy %s, %d CPU(s), HZ %d, default features; %s", Policy, ncpu, r.Tunables[sim.ParamHZ], strings.Join(append(tun, changed...), " ")),
 		"the workload in one task group " + SessionGroup + " (weight 1024) below the root, as the host run's cgroup",
-		fmt.Sprintf("engine costs: context switch 3 µs, clone 25 µs, wakeup 2 µs, exit 10 µs (sim.DefaultParams), and the virtual machine's timer path, cost_timer_irq_ns %d and cost_idle_exit_ns %d (each calibrated once, from the host's timer delivery: validate.HostTimerIRQ, HostIdleExit); no timer slack (the host runs with 1 ns)", HostTimerIRQ, HostIdleExit),
+		fmt.Sprintf("engine costs: context switch %g µs, clone %g µs, wakeup %g µs, exit %g µs, and the virtual machine's timer path, %s %d and %s %d (each calibrated once, from the host's timer delivery: validate.HostTimerIRQ, HostIdleExit); no timer slack (the host runs with 1 ns)",
+			us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamWakeup), us(sim.ParamExit),
+			sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit]),
 	}
 }
 
