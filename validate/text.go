@@ -37,21 +37,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's run-to-run spread (µs; spread = minimum to maximum over the host runs)\n", inside, compared)
 	fmt.Fprintf(w, "samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s\n",
 		counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
-	if m := missed(r.Host); m != "" {
-		fmt.Fprintf(w, "missed timer events: host %s; simulation %s\n", m, orZero(missed(r.Sim)))
-	}
-	if m := missedIn(r.Host); m != "" {
-		fmt.Fprintf(w, "switch-ins missing from the host's trace (their wakeups are not samples): %s\n", m)
-	}
-	if d := delivery(r.Host); d != "" {
-		fmt.Fprintf(w, "timer delivery, expiry to the waiter's sched_waking, median per host run: %s µs (model: cost_wakeup_ns + cost_timer_irq_ns)\n", d)
-	}
-	if r.RTApp != nil {
-		if r.RTApp.Ran {
-			fmt.Fprintf(w, "%s\n", r.RTApp.line())
-		} else {
-			fmt.Fprintf(w, "rt-app: not run: %s\n", r.RTApp.Why)
-		}
+	for _, f := range r.facts() {
+		fmt.Fprintln(w, f)
 	}
 	seen := map[string]bool{}
 	for _, run := range r.Host {
@@ -65,6 +52,30 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// facts are the sentences that follow the table in text and Markdown:
+// missed timer events, missing switch-ins, timer delivery and rt-app's
+// opinion, each only where there is something to say.
+func (r *Result) facts() []string {
+	var out []string
+	if m := missed(r.Host); m != "" {
+		out = append(out, fmt.Sprintf("Missed timer events: host %s; simulation %s", m, orZero(missed(r.Sim))))
+	}
+	if m := missedIn(r.Host); m != "" {
+		out = append(out, fmt.Sprintf("Switch-ins missing from the host's trace (their wakeups are not samples): %s", m))
+	}
+	if d := delivery(r.Host); d != "" {
+		out = append(out, fmt.Sprintf("Host timer delivery (expiry to the waiter's sched_waking), median per run: %s µs (model: cost_wakeup_ns + cost_timer_irq_ns)", d))
+	}
+	if a := r.RTApp; a != nil {
+		if a.Ran {
+			out = append(out, a.line())
+		} else {
+			out = append(out, "rt-app: not run: "+strings.TrimSuffix(a.Why, "."))
+		}
+	}
+	return out
 }
 
 func us(v report.US) string { return fmt.Sprintf("%.1f", float64(v)) }
@@ -149,21 +160,8 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	}
 	inside, compared := tally(r.Figures)
 	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's spread.", inside, compared)
-	if m := missed(r.Host); m != "" {
-		fmt.Fprintf(w, " Missed timer events: host %s; simulation %s.", m, orZero(missed(r.Sim)))
-	}
-	if m := missedIn(r.Host); m != "" {
-		fmt.Fprintf(w, " Switch-ins missing from the host's trace: %s.", m)
-	}
-	if d := delivery(r.Host); d != "" {
-		fmt.Fprintf(w, " Host timer delivery (expiry to the waiter's sched_waking), median per run: %s µs.", d)
-	}
-	if r.RTApp != nil {
-		if r.RTApp.Ran {
-			fmt.Fprintf(w, " %s.", r.RTApp.line())
-		} else {
-			fmt.Fprintf(w, " rt-app: not run: %s.", strings.TrimSuffix(r.RTApp.Why, "."))
-		}
+	for _, f := range r.facts() {
+		fmt.Fprintf(w, " %s.", f)
 	}
 	_, err := fmt.Fprintln(w)
 	return err
