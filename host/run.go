@@ -246,10 +246,11 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		}
 	}()
 	cl.add(func() string {
-		n := sessionProcs(proc.Pid)
+		pids := SessionPIDs(proc.Pid)
+		n := len(pids)
 		syscall.Kill(-proc.Pid, syscall.SIGKILL)
 		// Stragglers that left the process group (none should) die too.
-		for _, pid := range SessionPIDs(proc.Pid) {
+		for _, pid := range pids {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		select {
@@ -361,8 +362,6 @@ func SessionPIDs(sid int) []int {
 	return out
 }
 
-func sessionProcs(sid int) int { return len(SessionPIDs(sid)) }
-
 func hostFacts() Facts {
 	var u syscall.Utsname
 	syscall.Uname(&u)
@@ -395,26 +394,27 @@ func (c *cleanup) add(f func() string) {
 	c.ran = append(c.ran, false)
 }
 
+// step runs step i unless it has run, keeping what it says.
+func (c *cleanup) step(i int) {
+	if c.ran[i] {
+		return
+	}
+	c.ran[i] = true
+	if s := c.steps[i](); s != "" {
+		c.done = append(c.done, s)
+	}
+}
+
 // runFirst runs the newest step now (the kill), ahead of the rest.
 func (c *cleanup) runFirst() {
-	i := len(c.steps) - 1
-	if i >= 0 && !c.ran[i] {
-		c.ran[i] = true
-		if s := c.steps[i](); s != "" {
-			c.done = append(c.done, s)
-		}
+	if len(c.steps) > 0 {
+		c.step(len(c.steps) - 1)
 	}
 }
 
 func (c *cleanup) run() []string {
 	for i := len(c.steps) - 1; i >= 0; i-- {
-		if c.ran[i] {
-			continue
-		}
-		c.ran[i] = true
-		if s := c.steps[i](); s != "" {
-			c.done = append(c.done, s)
-		}
+		c.step(i)
 	}
 	return c.done
 }
