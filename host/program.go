@@ -180,9 +180,11 @@ func checkHost(spec *workload.Spec) error {
 		}
 	}
 	for ti, t := range spec.Tasks {
+		// Threads that may wait on this task's timers: its copies, and any
+		// number of forked ones (counted as two: more than one).
 		threads := t.Instances
 		if forked[ti] {
-			threads += 2 // any number
+			threads += 2
 		}
 		for _, ph := range t.Phases {
 			for i, e := range ph.Events {
