@@ -27,21 +27,36 @@ func OnlineCPUs() ([]int, error) {
 	return ParseCPUs(string(b))
 }
 
+// Setup is what Preflight found for a run.
+type Setup struct {
+	// Tracefs is where tracefs is mounted.
+	Tracefs string
+	// Did says what Preflight changed on the machine to get there (it
+	// mounts tracefs when it is not mounted).
+	Did []string
+	ctl *cpuController // nil without one
+}
+
 // Preflight checks what a run needs, in the order a user can fix it: root,
-// tracefs with instances, the CPUs asked for, and a cgroup cpu controller
-// when the workload has task groups. It returns the controller (nil
-// without one: the workload then runs in its session's autogroup).
-func Preflight(cpus []int, needGroups bool) (*cpuController, error) {
+// tracefs with instances (mounted if it is not), the CPUs asked for, and a
+// cgroup cpu controller when the workload has task groups. Without a
+// controller the workload runs in its session's autogroup.
+func Preflight(cpus []int, needGroups bool) (*Setup, error) {
 	if os.Geteuid() != 0 {
 		return nil, preflight("measuring on the host needs root: it creates a tracefs instance and cgroups (run it as root, e.g. with sudo)")
 	}
-	inst := filepath.Join(TracefsRoot, "instances")
-	if fi, err := os.Stat(inst); err != nil || !fi.IsDir() {
-		return nil, preflight("no tracefs at %s (%s missing): mount it with `mount -t tracefs nodev %s`", TracefsRoot, inst, TracefsRoot)
+	s := &Setup{}
+	dir, did, err := mountTracefs()
+	if err != nil {
+		return nil, preflight("%v", err)
+	}
+	s.Tracefs = dir
+	if did != "" {
+		s.Did = append(s.Did, did)
 	}
 	for _, e := range schedEvents {
-		if _, err := os.Stat(filepath.Join(TracefsRoot, "events", "sched", e)); err != nil {
-			return nil, preflight("tracefs at %s has no event sched/%s: the kernel lacks the scheduler tracepoints", TracefsRoot, e)
+		if _, err := os.Stat(filepath.Join(dir, "events", "sched", e)); err != nil {
+			return nil, preflight("tracefs at %s has no event sched/%s: the kernel lacks the scheduler tracepoints", dir, e)
 		}
 	}
 	online, err := OnlineCPUs()
@@ -57,7 +72,8 @@ func Preflight(cpus []int, needGroups bool) (*cpuController, error) {
 	if err != nil && needGroups {
 		return nil, preflight("the workload has task groups, but %v", err)
 	}
-	return ctl, nil
+	s.ctl = ctl
+	return s, nil
 }
 
 // Facts are what a measurement should be stored with (host.md: re-check the
@@ -70,6 +86,7 @@ type Facts struct {
 	LoadAvg   string  `json:"loadavg_before"`
 	StealPct  float64 `json:"steal_pct"`
 	Cgroup    string  `json:"cgroup"`
+	Tracefs   string  `json:"tracefs"`
 	// TimerDelivery is the median delay from a timer's expected expiry to
 	// its waiter's sched_waking in this run (µs; 0: no such samples). The
 	// simulator's counterpart is cost_wakeup_ns + cost_timer_irq_ns.

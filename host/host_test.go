@@ -53,7 +53,7 @@ func TestRunOnHost(t *testing.T) {
 	if n := host.SessionPIDs(res.RootPID); len(n) > 0 {
 		t.Errorf("processes of session %d left: %v", res.RootPID, n)
 	}
-	left, _ := filepath.Glob(filepath.Join(host.TracefsRoot, "instances", "schedlab-*"))
+	left, _ := filepath.Glob(filepath.Join(host.TracefsDir(), "instances", "schedlab-*"))
 	for _, d := range left {
 		if filepath.Base(d) == "schedlab-"+strconv.Itoa(os.Getpid()) {
 			t.Errorf("tracefs instance %s left", d)

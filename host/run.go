@@ -109,13 +109,18 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if o.Duration <= 0 {
 		return nil, errors.New("host: a run needs a positive duration")
 	}
-	ctl, err := Preflight(o.CPUs, len(o.Spec.Groups) > 0)
+	setup, err := Preflight(o.CPUs, len(o.Spec.Groups) > 0)
 	if err != nil {
 		return nil, err
 	}
+	ctl := setup.ctl
+	for _, d := range setup.Did {
+		fmt.Fprintf(logw, "schedlab: %s\n", d)
+	}
 	res = &Result{}
 	res.Facts = hostFacts()
-	for _, d := range removeStale(ctl) {
+	res.Facts.Tracefs = setup.Tracefs
+	for _, d := range removeStale(setup.Tracefs, ctl) {
 		fmt.Fprintf(logw, "schedlab: %s\n", d)
 	}
 	var cl cleanup
@@ -165,7 +170,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if bufKB <= 0 {
 		bufKB = defaultBufferKB(o.Duration)
 	}
-	inst, err := newInstance(name, bufKB)
+	inst, err := newInstance(setup.Tracefs, name, bufKB)
 	if err != nil {
 		return res, err
 	}
@@ -423,8 +428,8 @@ func (c *cleanup) run() []string {
 // whose runner died without cleaning up (SIGKILL: the workload itself ends
 // then, see worker.c's watch_runner). They are named schedlab-<pid> after a
 // process that no longer exists.
-func removeStale(ctl *cpuController) []string {
-	dirs, _ := filepath.Glob(filepath.Join(TracefsRoot, "instances", "schedlab-*"))
+func removeStale(tracefs string, ctl *cpuController) []string {
+	dirs, _ := filepath.Glob(filepath.Join(tracefs, "instances", "schedlab-*"))
 	if ctl != nil {
 		cg, _ := filepath.Glob(filepath.Join(ctl.dir, "schedlab-*"))
 		dirs = append(dirs, cg...)
@@ -438,7 +443,7 @@ func removeStale(ctl *cpuController) []string {
 		// A cgroup's task groups go first, deepest first; an instance's
 		// subdirectories belong to tracefs and go with it.
 		var kids []string
-		if !strings.HasPrefix(d, TracefsRoot) {
+		if !strings.HasPrefix(d, tracefs) {
 			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
 				if err == nil && e.IsDir() && p != d {
 					kids = append(kids, p)

@@ -16,6 +16,8 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/trace"
+
+	"schedlab/internal/testskip"
 )
 
 // samplePage is a page with every kind of part: a simulated run on two
@@ -85,12 +87,13 @@ func TestHTMLSelfContained(t *testing.T) {
 // chromium finds a headless browser, or says why the test cannot run.
 func chromium(t *testing.T) string {
 	t.Helper()
+	testskip.Uncached()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	t.Skip("no chromium on PATH: the HTML report is not rendered here (.ci/setup installs Debian's chromium, so CI runs this test)")
+	testskip.Skip(t, "no chromium on PATH: the HTML report is not rendered here (.ci/setup installs Debian's chromium, so CI runs this test)")
 	return ""
 }
 

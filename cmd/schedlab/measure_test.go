@@ -14,6 +14,7 @@ import (
 
 	"schedlab/host"
 	"schedlab/internal/hosttest"
+	"schedlab/internal/testskip"
 )
 
 // startMeasure starts measure make-j10 and waits until its workload runs;
@@ -61,7 +62,7 @@ func TestMeasureInterrupted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cmd, e, sid := startMeasure(t, c.extra...)
 			pid := strconv.Itoa(cmd.Process.Pid)
-			inst := filepath.Join(host.TracefsRoot, "instances", "schedlab-"+pid)
+			inst := filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid)
 			cg := filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)
 			for _, p := range []string{inst, cg} {
 				if _, err := os.Stat(p); err != nil {
@@ -114,7 +115,7 @@ func TestMeasureKilled(t *testing.T) {
 	}
 	// The next run removes what was left (or another run on this machine,
 	// such as a host test of another package, did it first).
-	for _, p := range []string{filepath.Join(host.TracefsRoot, "instances", "schedlab-"+pid), filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)} {
+	for _, p := range []string{filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid), filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind (%v)", p, err)
 		}
@@ -123,6 +124,7 @@ func TestMeasureKilled(t *testing.T) {
 
 // What a user can fix is said before anything starts, with exit status 2.
 func TestMeasureBadInput(t *testing.T) {
+	testskip.Uncached() // the CPU check needs tracefs, which the run may mount
 	cases := []struct {
 		args []string
 		want string
@@ -142,6 +144,35 @@ func TestMeasureBadInput(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2, nothing, and %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// On a machine where tracefs is not mounted, measure mounts it, says so and
+// runs. The test unmounts tracefs and debugfs only in a private mount
+// namespace of the child (Go makes its mounts private first), never for
+// the machine.
+func TestMeasureMountsTracefs(t *testing.T) {
+	hosttest.Need(t)
+	script := `set -e
+for m in $(awk '$3 == "tracefs" || $3 == "debugfs" { print $2 }' /proc/mounts | sort -r); do umount "$m"; done
+if awk '$3 == "tracefs" || $3 == "debugfs"' /proc/mounts | grep -q .; then echo "still mounted" >&2; exit 3; fi
+exec "$@"`
+	cmd := exec.Command("sh", "-c", script, "sh", bin, "measure", "two-hogs", "--duration", "200ms")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, e.String())
+	}
+	if !strings.Contains(e.String(), "mounted tracefs at /sys/kernel/tracing (it was not mounted)") {
+		t.Errorf("stderr does not say it mounted tracefs:\n%s", e.String())
+	}
+	if !strings.Contains(o.String(), "measured two-hogs on the host") {
+		t.Errorf("stdout:\n%s", o.String())
+	}
+	// The machine's own tracefs is still where it was.
+	if host.TracefsDir() == "" {
+		t.Errorf("tracefs is no longer mounted outside the namespace")
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"schedlab/internal/testskip"
 )
 
 func TestRunMissingBinary(t *testing.T) {
@@ -24,11 +26,12 @@ func TestRunMissingBinary(t *testing.T) {
 // needRTApp skips unless rt-app can run here as the tests need it.
 func needRTApp(t *testing.T) {
 	t.Helper()
+	testskip.Uncached()
 	if _, err := exec.LookPath("rt-app"); err != nil {
-		t.Skip("rt-app is not on PATH (apt-get install rt-app, or .ci/setup)")
+		testskip.Skip(t, "rt-app is not on PATH (apt-get install rt-app, or .ci/setup)")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("not root: the host runs are measured as root (rt-app's nice values and affinity)")
+		testskip.Skip(t, "not root: the host runs are measured as root (rt-app's nice values and affinity)")
 	}
 }
 
