@@ -3,9 +3,13 @@ package host_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,5 +161,115 @@ func TestRunOnHost(t *testing.T) {
 	}
 	if res.Overrun != 0 || res.Dropped != 0 {
 		t.Errorf("events lost: overrun %d dropped %d", res.Overrun, res.Dropped)
+	}
+}
+
+// sessionWatch is a run's Log that finds the workload's session in the
+// start line and counts its processes while the run goes on.
+type sessionWatch struct {
+	mu   sync.Mutex
+	log  bytes.Buffer
+	sid  int
+	peak int
+	stop chan struct{}
+	done chan struct{}
+}
+
+func watchSessions() *sessionWatch {
+	w := &sessionWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		re := regexp.MustCompile(`workload session (\d+)`)
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			w.mu.Lock()
+			if w.sid == 0 {
+				if m := re.FindStringSubmatch(w.log.String()); m != nil {
+					w.sid, _ = strconv.Atoi(m[1])
+				}
+			}
+			sid := w.sid
+			w.mu.Unlock()
+			if sid != 0 {
+				w.peak = max(w.peak, len(host.SessionPIDs(sid)))
+			}
+		}
+	}()
+	return w
+}
+
+func (w *sessionWatch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.log.Write(b)
+}
+
+// Peak stops watching and returns the most processes seen at once.
+func (w *sessionWatch) Peak() int {
+	close(w.stop)
+	<-w.done
+	return w.peak
+}
+
+// A workload that forks a short process every 2 ms: the exited ones are
+// reaped as they go, not kept as zombies until the run ends (about 400 of
+// them in 1 s otherwise).
+func TestForkedProcessesReaped(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("forker.json", []byte(`{"tasks": {
+		"forker": {"sleep": 2000, "fork": "short"},
+		"short": {"instance": 0, "process": true, "loop": 1, "run": 100}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watchSessions()
+	m, err := host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w}, "forker.json", nil)
+	peak := w.Peak()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, w.log.String())
+	}
+	forks := 0
+	for _, tk := range m.Run.Tasks {
+		if strings.HasPrefix(tk.Comm, "short") {
+			forks++
+		}
+	}
+	t.Logf("%d short processes, at most %d processes in the session at once", forks, peak)
+	if forks < 100 {
+		t.Errorf("only %d short processes ran, want hundreds", forks)
+	}
+	if peak > 50 {
+		t.Errorf("%d processes in the session at once: exited forks are not reaped", peak)
+	}
+}
+
+// A workload that forks long-lived processes without end reaches the
+// run's pids.max: the kernel refuses the forks beyond it, the run fails and
+// says which limit to raise, and nothing is left behind.
+func TestPidsLimit(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("bomb.json", []byte(`{"tasks": {
+		"bomb": {"sleep": 1000, "fork": "stay"},
+		"stay": {"instance": 0, "process": true, "loop": 1, "sleep": 60000000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watchSessions()
+	_, err = host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w, Limits: host.Limits{Pids: 40}}, "bomb.json", nil)
+	peak := w.Peak()
+	var le *host.LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "--pids-max") || !strings.Contains(err.Error(), "40 processes and threads") {
+		t.Fatalf("got %v, want a LimitError naming pids.max 40 and --pids-max\n%s", err, w.log.String())
+	}
+	t.Logf("%v; at most %d processes at once", err, peak)
+	if peak > 40 {
+		t.Errorf("%d processes at once, above pids.max 40", peak)
+	}
+	if !strings.Contains(w.log.String(), "killed and reaped") || !strings.Contains(w.log.String(), "removed cgroup") {
+		t.Errorf("cleanup not reported:\n%s", w.log.String())
 	}
 }

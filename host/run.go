@@ -48,6 +48,8 @@ type Options struct {
 	Seed     uint64
 	// BufferKB is the ring buffer per CPU (0: sized from the duration).
 	BufferKB int
+	// Limits bound the workload's processes and memory.
+	Limits Limits
 	// Log receives progress and what cleanup did (nil: discarded).
 	Log io.Writer
 }
@@ -120,7 +122,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	res = &Result{}
 	res.Facts = hostFacts()
 	res.Facts.Tracefs = setup.Tracefs
-	for _, d := range removeStale(setup.Tracefs, ctl) {
+	for _, d := range removeStale(setup.Tracefs) {
 		fmt.Fprintf(logw, "schedlab: %s\n", d)
 	}
 	var cl cleanup
@@ -138,17 +140,23 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 
 	name := fmt.Sprintf("schedlab-%d", os.Getpid())
 	groupTasks := map[string]string{}
-	var cg *cgroupSet
-	if ctl != nil {
-		if cg, err = newCgroupSet(ctl, name, o.Spec.Groups); err != nil {
-			return res, err
-		}
+	cg, err := newCgroupSet(ctl, name, o.Spec.Groups, o.Limits)
+	if err != nil {
+		return res, err
+	}
+	res.Facts.Notes = append(res.Facts.Notes, cg.notes...)
+	for _, n := range cg.notes {
+		fmt.Fprintf(logw, "schedlab: note: %s\n", n)
+	}
+	if len(cg.tops) > 0 {
 		cl.add(func() string {
 			if errs := cg.remove(); len(errs) > 0 {
 				return fmt.Sprintf("FAILED to remove cgroups: %v", errors.Join(errs...))
 			}
-			return fmt.Sprintf("removed cgroup %s", cg.top)
+			return fmt.Sprintf("removed cgroup %s", strings.Join(cg.tops, ", "))
 		})
+	}
+	if ctl != nil {
 		for _, g := range o.Spec.Groups {
 			groupTasks[g.Path] = cg.tasksFile(g.Path)
 		}
@@ -160,7 +168,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	progFile, err := programFile(prog)
+	progFile, err := tempFile(prog)
 	if err != nil {
 		return res, err
 	}
@@ -198,14 +206,20 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		goR.Close()
 		return res, err
 	}
+	leave, rmdirs := cg.undo()
+	undoFile, err := tempFile(undoList(filepath.Join(inst.dir, "tracing_on"), leave, append(rmdirs, inst.dir)))
+	if err != nil {
+		return res, err
+	}
+	defer undoFile.Close()
 	devnull, _ := os.Open(os.DevNull)
 	exe, err := os.Executable()
 	if err != nil {
 		return res, err
 	}
 	proc, err := os.StartProcess(exe, []string{"schedlab-root"}, &os.ProcAttr{
-		Env:   []string{workerEnv + "=ROOT 3 4 5"},
-		Files: []*os.File{devnull, devnull, errW, progFile, inst.marker, goR},
+		Env:   []string{workerEnv + "=ROOT 3 4 5 6"},
+		Files: []*os.File{devnull, devnull, errW, progFile, inst.marker, goR, undoFile},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	goR.Close()
@@ -268,10 +282,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		}
 		return fmt.Sprintf("killed and reaped %d workload process(es) of session %d", n, proc.Pid)
 	})
-	if cg != nil {
-		if err := cg.add(proc.Pid); err != nil {
-			return res, fmt.Errorf("moving the workload into %s: %w", cg.top, err)
-		}
+	if err := cg.add(proc.Pid); err != nil {
+		return res, fmt.Errorf("moving the workload into its cgroups: %w", err)
 	}
 	total0, steal0 := stealTicks()
 	if err := inst.on(true); err != nil {
@@ -306,6 +318,9 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if cause != nil {
 		return res, &InterruptedError{Cause: cause}
 	}
+	if err := cg.limitsReached(o.Limits); err != nil {
+		return res, err
+	}
 	if rootStatus.Exited() && rootStatus.ExitStatus() == exitSetup {
 		return res, fmt.Errorf("the workload could not start: %s", strings.Join(workerErrs, "; "))
 	}
@@ -316,19 +331,41 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	return res, nil
 }
 
-// programFile writes the program to an unlinked temporary file, which the
-// workload's processes read through an inherited descriptor.
-func programFile(prog []byte) (*os.File, error) {
-	f, err := os.CreateTemp("", "schedlab-program-*")
+// tempFile writes b to an unlinked temporary file, which the workload's
+// processes read through an inherited descriptor (the program, the undo
+// list).
+func tempFile(b []byte) (*os.File, error) {
+	f, err := os.CreateTemp("", "schedlab-run-*")
 	if err != nil {
 		return nil, err
 	}
 	os.Remove(f.Name())
-	if _, err := f.Write(prog); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// undoList is what the workload's janitor (worker.c) undoes if this
+// process dies without cleaning up: NUL-terminated pairs of a verb and a
+// path. "off" writes 0 to a tracing_on at once; then, in a process of its
+// own, "leave" moves the janitor out of a container, and "rmdir" removes a
+// directory, in order, retrying while the workload's dying processes still
+// hold it.
+func undoList(tracingOn string, leave, rmdirs []string) []byte {
+	var b []byte
+	add := func(verb, path string) {
+		b = append(append(append(append(b, verb...), 0), path...), 0)
+	}
+	add("off", tracingOn)
+	for _, p := range leave {
+		add("leave", p)
+	}
+	for _, p := range rmdirs {
+		add("rmdir", p)
+	}
+	return b
 }
 
 func setSubreaper(on bool) error {
@@ -428,11 +465,15 @@ func (c *cleanup) run() []string {
 // whose runner died without cleaning up (SIGKILL: the workload itself ends
 // then, see worker.c's watch_runner). They are named schedlab-<pid> after a
 // process that no longer exists.
-func removeStale(tracefs string, ctl *cpuController) []string {
+func removeStale(tracefs string) []string {
 	dirs, _ := filepath.Glob(filepath.Join(tracefs, "instances", "schedlab-*"))
-	if ctl != nil {
-		cg, _ := filepath.Glob(filepath.Join(ctl.dir, "schedlab-*"))
-		dirs = append(dirs, cg...)
+	seen := map[string]bool{}
+	for _, name := range []string{"cpu", "pids", "memory"} {
+		if c, err := findController(name); err == nil && !seen[c.dir] {
+			seen[c.dir] = true
+			cg, _ := filepath.Glob(filepath.Join(c.dir, "schedlab-*"))
+			dirs = append(dirs, cg...)
+		}
 	}
 	var done []string
 	for _, d := range dirs {

@@ -901,11 +901,86 @@ static int by_delay(const void *a, const void *b) {
 	return x->delay < y->delay ? -1 : x->delay > y->delay;
 }
 
+// The runner's undo list (run.go's undoList), for the janitor.
+static int undo_fd = -1;
+
+// write_str writes s to the file at path; async-signal-safe.
+static int write_str(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+// janitor undoes the run when its runner died without doing so (SIGKILL,
+// the OOM killer): tracing off at once, in this process, since the
+// instance would otherwise record every scheduler event of the machine
+// until someone removes it; then, in a child of its own process group
+// (which the caller's kill of the workload's group misses), out of the
+// workload's cgroups, the cgroups and the instance removed. They can be
+// removed only once the workload's processes are gone and have closed the
+// instance's files, so each removal is retried for up to 10 s. After
+// fork() in a threaded process only async-signal-safe calls are made.
+static void janitor(void) {
+	if (undo_fd < 0)
+		return;
+	off_t size = lseek(undo_fd, 0, SEEK_END);
+	if (size <= 0)
+		return;
+	char *list = malloc((size_t)size + 1);
+	if (!list || pread(undo_fd, list, (size_t)size, 0) != size)
+		return;
+	list[size] = 0;
+	const char *end = list + size;
+	for (const char *p = list; p < end;) {
+		const char *verb = p, *path = p + strlen(p) + 1;
+		if (path >= end)
+			break;
+		if (strcmp(verb, "off") == 0)
+			write_str(path, "0");
+		p = path + strlen(path) + 1;
+	}
+	pid_t pid = fork();
+	if (pid != 0) {
+		if (pid > 0)
+			setpgid(pid, pid); // before the caller's kill, whichever runs first
+		return;
+	}
+	setpgid(0, 0);
+	char self[24];
+	int n = 0;
+	char digits[24];
+	for (pid_t me = getpid(); me > 0; me /= 10)
+		digits[n++] = (char)('0' + me % 10);
+	for (int i = 0; i < n; i++)
+		self[i] = digits[n - 1 - i];
+	self[n] = 0;
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd); // the instance cannot go while a file of it is open
+	struct timespec tick = {0, 10 * 1000 * 1000};
+	int tries = 1000; // 10 s over all removals
+	for (const char *p = list; p < end;) {
+		const char *verb = p, *path = p + strlen(p) + 1;
+		if (path >= end)
+			break;
+		if (strcmp(verb, "leave") == 0)
+			write_str(path, self);
+		else if (strcmp(verb, "rmdir") == 0)
+			while (rmdir(path) < 0 && errno != ENOENT && tries-- > 0)
+				nanosleep(&tick, NULL);
+		p = path + strlen(path) + 1;
+	}
+	_exit(0);
+}
+
 // root is the workload's first process: it starts every initial copy at its
 // delay, as rt-app's main thread does, and then leaves the stage.
 // watch_runner blocks on the go pipe after the start: it reads end of file
 // only when the runner has died without cleaning up (SIGKILL), and then
-// ends the whole workload, which would otherwise run on unwatched.
+// stops tracing and ends the whole workload, which would otherwise run on
+// unwatched, leaving the janitor to remove what the runner set up.
 static void *watch_runner(void *arg) {
 	int go = (int)(intptr_t)arg;
 	char c;
@@ -916,6 +991,7 @@ static void *watch_runner(void *arg) {
 		if (n < 0 && errno != EINTR)
 			return NULL;
 	}
+	janitor();
 	kill(0, SIGKILL); // the process group: the workload's session
 	return NULL;
 }
@@ -929,6 +1005,7 @@ static void root(int go) {
 	while (read(go, &c, 1) < 0 && errno == EINTR)
 		;
 	fcntl(go, F_SETFD, FD_CLOEXEC); // the workload's processes need not hold it
+	fcntl(undo_fd, F_SETFD, FD_CLOEXEC);
 	pthread_t w;
 	pthread_attr_t a;
 	pthread_attr_init(&a);
@@ -963,13 +1040,18 @@ __attribute__((constructor)) static void schedlab_host_worker(void) {
 	// Timer slack would add up to 50 µs to every sleep and expiry, a delay
 	// the simulator does not have (host.md §10).
 	prctl(PR_SET_TIMERSLACK, 1);
+	// The kernel reaps a process forked by a workload process as it exits:
+	// nothing here waits for one, and each would otherwise stay a zombie,
+	// holding its PID, until its parent ended (thousands of them in a
+	// workload that forks a short process every few ms).
+	signal(SIGCHLD, SIG_IGN);
 	char kind[8];
 	int def = -1, slot = -1, instance = -1, go = -1;
 	if (sscanf(job, "%7s %d %d", kind, &prog_fd, &marker_fd) < 3)
 		die("bad %s=%s", SL_ENV, job);
 	read_program(prog_fd);
 	if (strcmp(kind, "ROOT") == 0) {
-		if (sscanf(job, "%7s %d %d %d", kind, &prog_fd, &marker_fd, &go) != 4)
+		if (sscanf(job, "%7s %d %d %d %d", kind, &prog_fd, &marker_fd, &go, &undo_fd) != 5)
 			die("bad %s=%s", SL_ENV, job);
 		prctl(PR_SET_NAME, "schedlab-root");
 		root(go);

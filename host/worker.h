@@ -13,8 +13,9 @@
 #define SCHEDLAB_HOST_WORKER_H
 
 // The environment variable naming the worker's job:
-// "ROOT <program fd> <marker fd> <go fd>" for the workload's first process
-// (it starts when a byte arrives on the go pipe),
+// "ROOT <program fd> <marker fd> <go fd> <undo fd>" for the workload's first
+// process (it starts when a byte arrives on the go pipe; the undo list is
+// what it undoes if the runner dies first),
 // "CHILD <program fd> <marker fd> <shm fd> <task> <slot> <instance>" for a process
 // created by a fork event.
 #define SL_ENV "SCHEDLAB_HOST_WORKER"

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +25,7 @@ import (
 // hostFlags are the options measure and validate share.
 type hostFlags struct {
 	cpus, duration, timeout string
+	pidsMax, memoryMax      string
 	params                  []string
 	seed                    uint64
 	bufferKB                int
@@ -36,6 +39,35 @@ func (h *hostFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&h.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable)")
 	f.Uint64Var(&h.seed, "seed", 1, "seed of the workload's random durations")
 	f.IntVar(&h.bufferKB, "buffer-kb", 0, "tracefs ring buffer per CPU in KiB (default: sized from the duration)")
+	f.StringVar(&h.pidsMax, "pids-max", "", fmt.Sprintf("most processes and threads the workload may have at once, or max for no limit (default %d; the run fails when it is reached)", host.DefaultPidsMax))
+	f.StringVar(&h.memoryMax, "memory-max", "", "most memory the workload may use, e.g. 512M or 2G, or max for no limit (default: half of the machine's; the run fails when it is reached)")
+}
+
+// parseLimit reads a limit flag: a count (or, with suffixes, a size in
+// K, M, G or T, powers of 1024), or "max" for none (-1). "" is the default (0).
+func parseLimit(flag, v string, sizes bool) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	if v == "max" {
+		return -1, nil
+	}
+	mult := int64(1)
+	if sizes && len(v) > 1 {
+		if i := strings.IndexByte("KMGT", v[len(v)-1]&^0x20); i >= 0 {
+			mult = 1 << (10 * (i + 1))
+			v = v[:len(v)-1]
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		want := "a positive count"
+		if sizes {
+			want = "a positive size such as 512M or 2G"
+		}
+		return 0, &lab.InputError{Err: fmt.Errorf("--%s %s: want %s, or max for no limit", flag, v, want)}
+	}
+	return n * mult, nil
 }
 
 // resolve loads the workload and turns the flags into host options.
@@ -50,6 +82,12 @@ func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, er
 		return o, "", 0, &lab.InputError{Err: err}
 	}
 	o.Spec, o.Seed, o.BufferKB = spec, h.seed, h.bufferKB
+	if o.Limits.Pids, err = parseLimit("pids-max", h.pidsMax, false); err != nil {
+		return o, "", 0, err
+	}
+	if o.Limits.Memory, err = parseLimit("memory-max", h.memoryMax, true); err != nil {
+		return o, "", 0, err
+	}
 	if h.cpus != "" {
 		if o.CPUs, err = host.ParseCPUs(h.cpus); err != nil {
 			return o, "", 0, &lab.InputError{Err: fmt.Errorf("--cpus: %w", err)}
@@ -73,10 +111,10 @@ func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, er
 	return o, name, timeout, nil
 }
 
-// hostContext ends on SIGINT, SIGTERM or the timeout, so a run stops and
-// cleans up.
+// hostContext ends on SIGINT, SIGTERM, SIGHUP (the terminal or the ssh
+// session went away), SIGQUIT or the timeout, so a run stops and cleans up.
 func hostContext(timeout time.Duration) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("timeout after %v", timeout))
 	return ctx, func() { cancel(); stop() }
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,9 +45,26 @@ func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int)
 	return nil, nil, 0
 }
 
+// runPaths are the tracefs instance and the cgroups of the run of the
+// runner pid that exist now, in every hierarchy (cpu, pids, memory; v1 or
+// v2).
+func runPaths(pid string) []string {
+	name := "schedlab-" + pid
+	paths, _ := filepath.Glob(filepath.Join(host.CgroupRoot, "*", name))
+	if _, err := os.Stat(filepath.Join(host.CgroupRoot, name)); err == nil {
+		paths = append(paths, filepath.Join(host.CgroupRoot, name))
+	}
+	if d := host.TracefsDir(); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "instances", name)); err == nil {
+			paths = append(paths, filepath.Join(d, "instances", name))
+		}
+	}
+	return paths
+}
+
 // A signal or the timeout in the middle of a run: every process it
 // started is gone, its cgroups and its tracefs instance are removed, and
-// it says so.
+// it says so. SIGHUP is an ssh session or a terminal going away.
 func TestMeasureInterrupted(t *testing.T) {
 	hosttest.Need(t)
 	for _, c := range []struct {
@@ -57,16 +75,19 @@ func TestMeasureInterrupted(t *testing.T) {
 	}{
 		{"SIGINT", syscall.SIGINT, nil, "interrupt"},
 		{"SIGTERM", syscall.SIGTERM, nil, "terminated"},
+		{"SIGHUP", syscall.SIGHUP, nil, "hangup"},
+		{"SIGQUIT", syscall.SIGQUIT, nil, "quit"},
 		{"timeout", nil, []string{"--timeout", "3s"}, "timeout after 3s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd, e, sid := startMeasure(t, c.extra...)
 			pid := strconv.Itoa(cmd.Process.Pid)
+			during := runPaths(pid)
 			inst := filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid)
 			cg := filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)
 			for _, p := range []string{inst, cg} {
-				if _, err := os.Stat(p); err != nil {
-					t.Errorf("while running: %v", err)
+				if !slices.Contains(during, p) {
+					t.Errorf("while running, %s is missing (the run has %v)", p, during)
 				}
 			}
 			if c.sig != nil {
@@ -79,46 +100,60 @@ func TestMeasureInterrupted(t *testing.T) {
 			if left := host.SessionPIDs(sid); len(left) > 0 {
 				t.Errorf("processes of session %d left: %v", sid, left)
 			}
-			for _, p := range []string{inst, cg} {
-				if _, err := os.Stat(p); !os.IsNotExist(err) {
-					t.Errorf("%s left behind (%v)", p, err)
-				}
+			if left := runPaths(pid); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
 			}
 			msg := e.String()
-			for _, want := range []string{"interrupted (" + c.cause, "killed and reaped", "removed tracefs instance " + inst, "removed cgroup " + cg} {
-				if !strings.Contains(msg, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, msg)
+			want := []string{"interrupted (" + c.cause, "killed and reaped", "removed tracefs instance " + inst}
+			for _, p := range during {
+				if p != inst {
+					want = append(want, p)
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, msg)
 				}
 			}
 		})
 	}
 }
 
-// A runner killed outright cannot clean up: its workload ends by itself
-// (it watches the runner), and the next run removes what was left.
+// A runner killed outright cannot clean up: its workload stops tracing at
+// once, ends by itself (it watches the runner), and its janitor removes
+// the instance and the cgroups, without waiting for a next run.
 func TestMeasureKilled(t *testing.T) {
 	hosttest.Need(t)
 	cmd, _, sid := startMeasure(t)
 	pid := strconv.Itoa(cmd.Process.Pid)
+	inst := filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid)
+	during := runPaths(pid)
+	if len(during) < 2 {
+		t.Fatalf("while running: %v, want the instance and the cgroups", during)
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(host.SessionPIDs(sid)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	killed := time.Now()
+	traced := false
+	for time.Since(killed) < 15*time.Second {
+		// Tracing stops first, before the instance can go.
+		b, err := os.ReadFile(filepath.Join(inst, "tracing_on"))
+		if err == nil && strings.TrimSpace(string(b)) == "1" && time.Since(killed) > time.Second {
+			traced = true
+		}
+		if len(host.SessionPIDs(sid)) == 0 && len(runPaths(pid)) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if traced {
+		t.Errorf("%s still traced 1 s after its runner was killed", inst)
 	}
 	if left := host.SessionPIDs(sid); len(left) > 0 {
 		t.Errorf("processes of session %d outlived their runner: %v", sid, left)
 	}
-	_, errOut, code := schedlab(t, "measure", "two-hogs", "--duration", "200ms")
-	if code != 0 {
-		t.Fatalf("next run: %d\n%s", code, errOut)
-	}
-	// The next run removes what was left (or another run on this machine,
-	// such as a host test of another package, did it first).
-	for _, p := range []string{filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid), filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s left behind (%v)", p, err)
-		}
+	if left := runPaths(pid); len(left) > 0 {
+		t.Errorf("left behind after the runner was killed: %v", left)
 	}
 }
 
