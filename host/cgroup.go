@@ -112,8 +112,9 @@ type cgroupSet struct {
 	pids    string         // the container that holds pids.max ("" if none)
 	memory  *controller    // the memory controller, with memory (nil if none)
 	memTop  string
-	created []string // in creation order, parents first
-	notes   []string // limits that could not be set
+	created []string   // in creation order, parents first
+	locks   []*os.File // the owner's locks on the containers (owner.go)
+	notes   []string   // limits that could not be set
 }
 
 // sharesToWeight converts cpu.shares to cpu.weight as the kernel relates
@@ -164,6 +165,11 @@ func (c *cgroupSet) container(ctl *controller, name string) (string, error) {
 		return "", err
 	}
 	c.tops = append(c.tops, top)
+	lock, err := ownerLock(top)
+	if err != nil {
+		return "", err
+	}
+	c.locks = append(c.locks, lock)
 	return top, nil
 }
 
@@ -340,5 +346,9 @@ func (c *cgroupSet) remove() []error {
 		}
 	}
 	c.created = nil
+	for _, l := range c.locks {
+		l.Close()
+	}
+	c.locks = nil
 	return errs
 }

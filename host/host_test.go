@@ -59,7 +59,7 @@ func TestRunOnHost(t *testing.T) {
 	}
 	left, _ := filepath.Glob(filepath.Join(host.TracefsDir(), "instances", "schedlab-*"))
 	for _, d := range left {
-		if filepath.Base(d) == "schedlab-"+strconv.Itoa(os.Getpid()) {
+		if strings.HasPrefix(filepath.Base(d), "schedlab-"+strconv.Itoa(os.Getpid())+"-") {
 			t.Errorf("tracefs instance %s left", d)
 		}
 	}

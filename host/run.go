@@ -138,7 +138,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		}
 	}()
 
-	name := fmt.Sprintf("schedlab-%d", os.Getpid())
+	name := runName()
 	groupTasks := map[string]string{}
 	cg, err := newCgroupSet(ctl, name, o.Spec.Groups, o.Limits)
 	if err != nil {
@@ -459,45 +459,4 @@ func (c *cleanup) run() []string {
 		c.step(i)
 	}
 	return c.done
-}
-
-// removeStale removes the tracefs instances and cgroups of earlier runs
-// whose runner died without cleaning up (SIGKILL: the workload itself ends
-// then, see worker.c's watch_runner). They are named schedlab-<pid> after a
-// process that no longer exists.
-func removeStale(tracefs string) []string {
-	dirs, _ := filepath.Glob(filepath.Join(tracefs, "instances", "schedlab-*"))
-	seen := map[string]bool{}
-	for _, name := range []string{"cpu", "pids", "memory"} {
-		if c, err := findController(name); err == nil && !seen[c.dir] {
-			seen[c.dir] = true
-			cg, _ := filepath.Glob(filepath.Join(c.dir, "schedlab-*"))
-			dirs = append(dirs, cg...)
-		}
-	}
-	var done []string
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "schedlab-"))
-		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
-			continue // not ours, or its runner lives
-		}
-		// A cgroup's task groups go first, deepest first; an instance's
-		// subdirectories belong to tracefs and go with it.
-		var kids []string
-		if !strings.HasPrefix(d, tracefs) {
-			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-				if err == nil && e.IsDir() && p != d {
-					kids = append(kids, p)
-				}
-				return nil
-			})
-		}
-		for i := len(kids) - 1; i >= 0; i-- {
-			os.Remove(kids[i])
-		}
-		if err := os.Remove(d); err == nil {
-			done = append(done, "removed stale "+d+" (its runner is gone)")
-		}
-	}
-	return done
 }

@@ -132,6 +132,7 @@ var schedEvents = []string{"sched_switch", "sched_waking", "sched_wakeup", "sche
 type instance struct {
 	dir    string
 	marker *os.File
+	lock   *os.File // the owner's lock (owner.go)
 }
 
 // newInstance creates instances/<name> in the tracefs at root, with a buffer of bufKB per CPU, the
@@ -143,6 +144,12 @@ func newInstance(root, name string, bufKB int) (*instance, error) {
 		return nil, fmt.Errorf("creating tracefs instance: %w", err)
 	}
 	in := &instance{dir: dir}
+	lock, err := ownerLock(dir)
+	if err != nil {
+		in.remove()
+		return nil, err
+	}
+	in.lock = lock
 	steps := [][2]string{{"tracing_on", "0"}, {"buffer_size_kb", strconv.Itoa(bufKB)}, {"trace_clock", "mono"}, {"trace", ""}}
 	for _, e := range schedEvents {
 		steps = append(steps, [2]string{"events/sched/" + e + "/enable", "1"})
@@ -219,6 +226,10 @@ func (in *instance) remove() error {
 	}
 	in.write("tracing_on", "0")
 	err := os.Remove(in.dir)
+	if in.lock != nil {
+		in.lock.Close()
+		in.lock = nil
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

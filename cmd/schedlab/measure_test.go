@@ -47,19 +47,27 @@ func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int)
 
 // runPaths are the tracefs instance and the cgroups of the run of the
 // runner pid that exist now, in every hierarchy (cpu, pids, memory; v1 or
-// v2).
+// v2): schedlab-<pid>-<random>.
 func runPaths(pid string) []string {
-	name := "schedlab-" + pid
+	name := "schedlab-" + pid + "-*"
 	paths, _ := filepath.Glob(filepath.Join(host.CgroupRoot, "*", name))
-	if _, err := os.Stat(filepath.Join(host.CgroupRoot, name)); err == nil {
-		paths = append(paths, filepath.Join(host.CgroupRoot, name))
-	}
+	top, _ := filepath.Glob(filepath.Join(host.CgroupRoot, name))
+	paths = append(paths, top...)
 	if d := host.TracefsDir(); d != "" {
-		if _, err := os.Stat(filepath.Join(d, "instances", name)); err == nil {
-			paths = append(paths, filepath.Join(d, "instances", name))
-		}
+		inst, _ := filepath.Glob(filepath.Join(d, "instances", name))
+		paths = append(paths, inst...)
 	}
 	return paths
+}
+
+// runName is the name of a run's instance and cgroups, from its start line.
+func runName(t *testing.T, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`tracefs instance \S+/(schedlab-\d+-[0-9a-f]+)\)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no instance name in stderr:\n%s", stderr)
+	}
+	return m[1]
 }
 
 // A signal or the timeout in the middle of a run: every process it
@@ -83,8 +91,9 @@ func TestMeasureInterrupted(t *testing.T) {
 			cmd, e, sid := startMeasure(t, c.extra...)
 			pid := strconv.Itoa(cmd.Process.Pid)
 			during := runPaths(pid)
-			inst := filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid)
-			cg := filepath.Join(host.CgroupRoot, "cpu", "schedlab-"+pid)
+			name := runName(t, e.String())
+			inst := filepath.Join(host.TracefsDir(), "instances", name)
+			cg := filepath.Join(host.CgroupRoot, "cpu", name)
 			for _, p := range []string{inst, cg} {
 				if !slices.Contains(during, p) {
 					t.Errorf("while running, %s is missing (the run has %v)", p, during)
@@ -124,9 +133,9 @@ func TestMeasureInterrupted(t *testing.T) {
 // the instance and the cgroups, without waiting for a next run.
 func TestMeasureKilled(t *testing.T) {
 	hosttest.Need(t)
-	cmd, _, sid := startMeasure(t)
+	cmd, e, sid := startMeasure(t)
 	pid := strconv.Itoa(cmd.Process.Pid)
-	inst := filepath.Join(host.TracefsDir(), "instances", "schedlab-"+pid)
+	inst := filepath.Join(host.TracefsDir(), "instances", runName(t, e.String()))
 	during := runPaths(pid)
 	if len(during) < 2 {
 		t.Fatalf("while running: %v, want the instance and the cgroups", during)
@@ -208,6 +217,43 @@ exec "$@"`
 	// The machine's own tracefs is still where it was.
 	if host.TracefsDir() == "" {
 		t.Errorf("tracefs is no longer mounted outside the namespace")
+	}
+}
+
+// Two runs in PID namespaces of their own, where both runners are PID 1,
+// at the same time: their instances and cgroups have different names,
+// neither takes the other's for stale, both end well, nothing is left.
+func TestMeasureInPIDNamespaces(t *testing.T) {
+	hosttest.Need(t)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		testskip.Skip(t, "no unshare(1) (util-linux): cannot make PID namespaces")
+	}
+	type result struct {
+		err            error
+		stdout, stderr string
+	}
+	results := make(chan result, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", bin, "measure", "two-hogs", "--duration", "1s")
+			var o, e bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			results <- result{err, o.String(), e.String()}
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		r := <-results
+		if r.err != nil || !strings.Contains(r.stdout, "measured two-hogs") {
+			t.Errorf("run in a PID namespace: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "/schedlab-1-") && strings.Contains(r.stderr, "removed stale") {
+			t.Errorf("a run took the other's for stale:\n%s", r.stderr)
+		}
+	}
+	if left := runPaths("1"); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
 
