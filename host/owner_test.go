@@ -57,7 +57,6 @@ func TestTakeStale(t *testing.T) {
 	}
 }
 
-
 func TestRunNameUnique(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 100; i++ {
