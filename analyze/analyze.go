@@ -189,16 +189,11 @@ type Analyzer struct {
 	// Wasted capacity: CPU time during which a CPU was idle while a task
 	// waited (woken or preempted, not yet back on a CPU).
 	cur            []int32 // CPU → the task on it (0: idle), from switches
-	ncpu           int     // CPUs of the recording (SetCPUs), at least those seen
+	ncpu           int     // CPUs of the recording (trace.Begin), at least those seen
 	busy, waiting  int
 	lastTS, wasted int64
 	started        bool
 }
-
-// SetCPUs tells the analyzer how many CPUs the recording had, including
-// those that never show an event (an idle CPU does not): wasted capacity
-// counts them. Without it, the CPUs seen count.
-func (a *Analyzer) SetCPUs(n int) { a.ncpu = max(a.ncpu, n) }
 
 // setState changes a task's readiness, keeping count of the waiting tasks.
 func (a *Analyzer) setState(t *task, s ready) {
@@ -222,6 +217,12 @@ func New() *Analyzer {
 
 // Event implements trace.Sink.
 func (a *Analyzer) Event(e *trace.Event) {
+	if e.Kind == trace.Begin {
+		// Not an event of the recording: it says how many CPUs it has,
+		// including those that never show an event.
+		a.ncpu = max(a.ncpu, int(e.CPUs))
+		return
+	}
 	a.events++
 	if !a.started {
 		a.started, a.lastTS = true, e.TS

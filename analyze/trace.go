@@ -32,14 +32,18 @@ func ReadTrace(r io.Reader, extra trace.Sink) (*TraceResult, error) {
 // filter: filter(next) returns the sink the parsed events go to, which
 // passes on to next what the analysis should see. The host runner uses it
 // to keep the host's own tasks out of the wakeup statistics. A filter
-// should pass SetCPUs on (trace.CPUCounter).
+// must pass trace.Begin on.
 func ReadTraceFiltered(r io.Reader, filter func(next trace.Sink) trace.Sink, extra trace.Sink) (*TraceResult, error) {
 	a := New()
 	var to trace.Sink = a
 	if filter != nil {
 		to = filter(to)
 	}
-	st, err := trace.Parse(r, &traceSink{to, extra})
+	var sink trace.Sink = to
+	if extra != nil {
+		sink = trace.Tee{to, extra}
+	}
+	st, err := trace.Parse(r, sink)
 	if err != nil {
 		return nil, err
 	}
@@ -55,25 +59,6 @@ func ReadTraceFiltered(r io.Reader, filter func(next trace.Sink) trace.Sink, ext
 	}
 	res.Timer, res.Wakeup = a.Samples()
 	return res, nil
-}
-
-// traceSink feeds the (possibly filtered) analyzer and the extra sink, and
-// passes the header's CPU count on to the analysis.
-type traceSink struct {
-	to, extra trace.Sink
-}
-
-func (s *traceSink) Event(e *trace.Event) {
-	s.to.Event(e)
-	if s.extra != nil {
-		s.extra.Event(e)
-	}
-}
-
-func (s *traceSink) SetCPUs(n int) {
-	if c, ok := s.to.(trace.CPUCounter); ok {
-		c.SetCPUs(n)
-	}
 }
 
 // Notes describes, one sentence each, what the trace lacked or contained

@@ -72,12 +72,6 @@ func (d *deliveryMeter) Event(e *trace.Event) {
 	}
 }
 
-func (f *workloadFilter) SetCPUs(n int) {
-	if c, ok := f.next.(trace.CPUCounter); ok {
-		c.SetCPUs(n)
-	}
-}
-
 // Report analyses a host recording into a run report, as run reports a
 // simulation: the same analysis, with the statistics of the workload's
 // tasks. extra, if not nil, sees every event (an HTML timeline).

@@ -233,8 +233,9 @@ func (cfg *Config) Simulate(seed uint64, check bool, extra trace.Sink) (*report.
 	for k, v := range sim.DefaultParams().Values() {
 		r.DefaultTunables[k] = v
 	}
-	r.FromAnalysis(an.Finish(end))
-	r.WastedCapacityMS = float64(eng.WastedCapacity()) / 1e6
+	rep := an.Finish(end)
+	r.FromAnalysis(rep)
+	r.WastedCapacityMS = float64(rep.Wasted) / 1e6
 	r.Engine = report.Engine{Events: eng.Events(), TraceEvents: eng.TraceEvents(), WallMS: float64(wall.Microseconds()) / 1000}
 	if wall > 0 {
 		r.Engine.EventsPerS = math.Round(float64(eng.Events()) / wall.Seconds())

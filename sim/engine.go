@@ -67,11 +67,10 @@ type Engine struct {
 	started       bool
 
 	// Many-CPU bookkeeping (smp.go): queued tasks and busy CPUs in all,
-	// group loads, and the capacity wasted so far.
+	// and group loads.
 	runnable, busy int
 	groupLoads     map[*sched.Group]*groupLoad
 	groupOrder     []*groupLoad
-	wasted         int64
 	events         uint64
 	traced         uint64
 	err            error
@@ -198,7 +197,6 @@ func (e *Engine) Run() (int64, error) {
 	if err := e.Advance(e.end); err != nil {
 		return e.now, err
 	}
-	e.accountWaste(e.end)
 	e.now = e.end
 	for _, c := range e.cpus {
 		c.sync()
@@ -213,6 +211,8 @@ func (e *Engine) Run() (int64, error) {
 func (e *Engine) Advance(until int64) error {
 	if !e.started {
 		e.started = true
+		e.ev = trace.Event{Kind: trace.Begin, CPU: -1, CPUs: int32(len(e.cpus))}
+		e.emit()
 		for _, d := range e.spec.Tasks {
 			for i := 0; i < d.Instances; i++ {
 				t := e.newTask(d, nil, i)
@@ -237,7 +237,6 @@ func (e *Engine) Advance(until int64) error {
 			break
 		}
 		e.q.pop()
-		e.accountWaste(t.when)
 		e.now = t.when
 		e.events++
 		e.dispatch(t)

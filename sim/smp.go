@@ -313,18 +313,3 @@ func (e *Engine) balanceInterval() int64 {
 	return max(1e9/e.p.HZ, int64(len(e.cpus))*1e6)
 }
 
-// accountWaste adds the capacity wasted until now: CPU time during which a
-// CPU was idle while a task waited on another CPU (the invariant of "The
-// Linux Scheduler: a Decade of Wasted Cores"). Affinity is not consulted:
-// a waiting task pinned elsewhere counts as well.
-func (e *Engine) accountWaste(until int64) {
-	if dt := until - e.now; dt > 0 {
-		idle := len(e.cpus) - e.busy
-		waiting := e.runnable - e.busy
-		e.wasted += dt * int64(min(idle, waiting))
-	}
-}
-
-// WastedCapacity returns the CPU time (ns) wasted so far: idle CPUs while
-// tasks waited.
-func (e *Engine) WastedCapacity() int64 { return e.wasted }

@@ -35,6 +35,13 @@ const (
 	// what ran anywhere before TS is not fully known. A trace's
 	// "##### CPU N buffer started ####" line.
 	BufferStart
+	// Begin: what the recording covers, before any other event: CPUs is
+	// its number of CPUs, counting those that never show an event (an idle
+	// CPU still counts for wasted capacity). The simulator emits it when a
+	// run starts; a trace's header gives it (tracefs's #P:, trace-cmd's
+	// cpus=, schedlab's cpus=), and a header may come more than once, the
+	// largest count winning. TS is 0; no tracepoint emits it.
+	Begin
 )
 
 var kindNames = [...]string{
@@ -49,6 +56,7 @@ var kindNames = [...]string{
 
 	Lost:        "lost_events",
 	BufferStart: "buffer_started",
+	Begin:       "begin",
 }
 
 // String returns the tracepoint name.
@@ -143,6 +151,9 @@ type Event struct {
 
 	// Migrate.
 	OrigCPU, DestCPU int32
+
+	// Begin.
+	CPUs int32
 
 	// Mark.
 	Mark     MarkKind

@@ -53,7 +53,20 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if len(events) != st.SchedEvents+st.Marks+st.LostLines+st.BufferStarts {
+		// Begin events say the header's CPU count, growing, and are no lines.
+		begins, cpus := 0, int32(0)
+		for _, e := range events {
+			if e.Kind == trace.Begin {
+				if e.CPUs < cpus || e.CPUs < 1 {
+					t.Fatalf("Begin with %d CPUs after %d", e.CPUs, cpus)
+				}
+				begins, cpus = begins+1, e.CPUs
+			}
+		}
+		if int(cpus) != st.HeaderCPUs {
+			t.Fatalf("Begin says %d CPUs, the header %d", cpus, st.HeaderCPUs)
+		}
+		if len(events)-begins != st.SchedEvents+st.Marks+st.LostLines+st.BufferStarts {
 			t.Fatalf("%d events for %+v", len(events), st)
 		}
 		if st.EventLines > st.Lines || st.SchedEvents+st.Marks > st.EventLines {

@@ -348,21 +348,14 @@ func (p *parser) comment(s string) {
 	}
 }
 
-// CPUCounter is a Sink that wants the recording's number of CPUs, which
-// a trace's header gives (#P: of tracefs, cpus= of trace-cmd) before any
-// event: CPUs that never show an event still count for some statistics.
-type CPUCounter interface {
-	SetCPUs(n int)
-}
-
+// setCPUs passes on a header's CPU count as a Begin event: CPUs that never
+// show an event still count for some statistics.
 func (p *parser) setCPUs(n int64) {
 	if n < 1 || n > maxCPU {
 		return
 	}
 	p.st.HeaderCPUs = max(p.st.HeaderCPUs, int(n))
-	if c, ok := p.sink.(CPUCounter); ok {
-		c.SetCPUs(int(n))
-	}
+	p.sink.Event(&Event{TS: p.lastTS, Kind: Begin, CPU: -1, CPUs: int32(p.st.HeaderCPUs)})
 }
 
 // lost reads "CPU:N [LOST M EVENTS]", "CPU:N [M EVENTS DROPPED]" and

@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+// parseString parses s and returns its events but Begin (whose CPU count
+// checkBegin checks against the header's).
 func parseString(t *testing.T, s string) ([]Event, *ParseStats) {
 	t.Helper()
 	var rec Recorder
@@ -15,7 +17,30 @@ func parseString(t *testing.T, s string) ([]Event, *ParseStats) {
 	if err != nil {
 		t.Fatalf("Parse: %v\n%s", err, s)
 	}
-	return rec.Events, st
+	return checkBegin(t, rec.Events, st), st
+}
+
+// checkBegin checks that the Begin events say the header's CPU count, come
+// first when the header does, and never shrink; it returns the other
+// events.
+func checkBegin(t *testing.T, events []Event, st *ParseStats) []Event {
+	t.Helper()
+	var out []Event
+	var cpus int32
+	for _, e := range events {
+		if e.Kind != Begin {
+			out = append(out, e)
+			continue
+		}
+		if e.CPUs < cpus || e.CPUs < 1 {
+			t.Errorf("Begin %+v after %d CPUs", e, cpus)
+		}
+		cpus = e.CPUs
+	}
+	if int(cpus) != st.HeaderCPUs {
+		t.Errorf("Begin says %d CPUs, the header %d", cpus, st.HeaderCPUs)
+	}
+	return out
 }
 
 func parseFile(t *testing.T, name string) ([]Event, *ParseStats) {
@@ -30,7 +55,7 @@ func parseFile(t *testing.T, name string) ([]Event, *ParseStats) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return rec.Events, st
+	return checkBegin(t, rec.Events, st), st
 }
 
 // TestOldLayouts: the same scenario in the 2.6.35 layout, the positional

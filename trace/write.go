@@ -145,6 +145,8 @@ func (w *Writer) Event(e *Event) {
 		w.write(b)
 		w.buf = b[:0]
 		return
+	case Begin: // the header says it (WriterOptions.CPUs)
+		return
 	case BufferStart:
 		b = append(b, "##### CPU "...)
 		b = strconv.AppendInt(b, int64(e.CPU), 10)
