@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"schedlab/lab"
+	"schedlab/workload"
 )
 
 var calibrate = flag.Bool("calibrate", false, "run the calibration grid (minutes) and print it")
@@ -36,14 +37,17 @@ func TestCalibration(t *testing.T) {
 		for _, io := range []int{500, 20000, 50000, 100000, 150000, 200000, 250000, 300000, 350000, 400000} {
 			var a, m float64
 			for seed := uint64(1); seed <= runs; seed++ {
-				r, err := lab.Simulate(lab.Options{Workload: "wakeup-latency-make-j10", Policy: "cfs-2.6.35",
-					Set:    []string{"arch=32", fmt.Sprintf("HZ=%d", hz)},
-					Params: map[string]string{"cc1_io": fmt.Sprint(io)}, Duration: duration, Seed: seed})
+				spec, name, err := workload.Load("wakeup-latency-make-j10", map[string]string{"cc1_io": fmt.Sprint(io)})
 				if err != nil {
 					t.Fatal(err)
 				}
-				a += float64(r.TimerLatency.Avg) / runs
-				m += float64(r.TimerLatency.Max) / runs
+				oc, err := lab.Simulate(lab.Request{Spec: spec, Name: name, Policy: "cfs-2.6.35",
+					Tunables: map[string]int64{"arch": 32, "HZ": int64(hz)}, Duration: duration, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a += float64(oc.Report.TimerLatency.Avg) / runs
+				m += float64(oc.Report.TimerLatency.Max) / runs
 			}
 			cost := math.Abs(math.Log(a/paperAvg)) + math.Abs(math.Log(m/paperMax))
 			pts = append(pts, point{hz, io, a, m, cost})
@@ -52,11 +56,11 @@ func TestCalibration(t *testing.T) {
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].cost < pts[j].cost })
 	b := pts[0]
-	t.Logf("best: HZ=%d cc1_io=%d µs (avg %.1f, max %.1f, cost %.3f); the experiments hold HZ=%s cc1_io=%s",
+	t.Logf("best: HZ=%d cc1_io=%d µs (avg %.1f, max %.1f, cost %.3f); the experiments hold HZ=%d cc1_io=%s",
 		b.hz, b.io, b.avg, b.max, b.cost, calibrationHZ, calibrationIO)
 	// A model change that moves the optimum must be a deliberate
 	// recalibration, recorded in EXPERIMENTS.md, never a silent drift.
-	if fmt.Sprint(b.hz) != calibrationHZ || fmt.Sprint(b.io) != calibrationIO {
+	if b.hz != calibrationHZ || fmt.Sprint(b.io) != calibrationIO {
 		t.Errorf("the grid's best point moved to HZ=%d cc1_io=%d: recalibrate (experiment.go) and update EXPERIMENTS.md", b.hz, b.io)
 	}
 }

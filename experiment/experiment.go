@@ -13,7 +13,9 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Figures are the numbers of one row, in µs; nil where the source gives none.
@@ -23,11 +25,30 @@ type Figures struct {
 	P50 *float64 `json:"p50_us,omitempty"`
 }
 
+// Setting is one tunable or engine parameter set to a value.
+type Setting struct {
+	Name  string
+	Value int64
+}
+
+func (s Setting) String() string { return s.Name + "=" + strconv.FormatInt(s.Value, 10) }
+
+// Metric is what an experiment compares.
+type Metric uint8
+
+const (
+	// TimerMaxAvg compares the maximum and the average of timer latency.
+	TimerMaxAvg Metric = iota + 1
+	// TimerMedian compares the median of timer latency, with the maximum
+	// and average shown.
+	TimerMedian
+)
+
 // Row is one configuration of an experiment.
 type Row struct {
 	Config   string            // the label, e.g. "START_DEBIT"
 	Features string            // kernel syntax, added to the experiment's
-	Set      []string          // NAME=VALUE, added to the experiment's
+	Set      []Setting         // added to the experiment's; a later one wins
 	Params   map[string]string // scenario parameters, over the experiment's
 	Paper    Figures
 	Note     string // what the paper's figure is (e.g. "mean of 3 runs")
@@ -50,18 +71,16 @@ type Experiment struct {
 	Scenario string
 	Params   map[string]string
 	Policy   string
-	Features string   // common to every row
-	Set      []string // common to every row
-	// Metric names the figures compared: "timer" (max and average of timer
-	// latency) or "timer-p50" (the median, with max and average shown).
-	Metric string
-	Rows   []Row
-	Claims []Claim
+	Features string    // common to every row
+	Set      []Setting // common to every row
+	Metric   Metric
+	Rows     []Row
+	Claims   []Claim
 	// Runs and Duration: each row is simulated Runs times (seeds 1…Runs)
 	// for Duration, and the figures are the means over the runs, as the
 	// authors averaged their runs.
 	Runs     int
-	Duration string
+	Duration time.Duration
 }
 
 func f(v float64) *float64 { return &v }
@@ -137,16 +156,16 @@ func Lookup(ids []string) ([]*Experiment, error) {
 // (TestCalibration, on check-preempt-tick's mainline row) and are held
 // fixed for every row of the three 2010 experiments.
 const (
-	calibrationHZ = "250"
+	calibrationHZ = 250
 	calibrationIO = "300000"
 )
 
-var pentiumM = []string{"arch=32", "HZ=" + calibrationHZ}
+var pentiumM = []Setting{{"arch", 32}, {"HZ", calibrationHZ}}
 
 // makeLoad is the calibrated make model, the same for make -j5 and -j10.
 var makeLoad = map[string]string{"cc1_io": calibrationIO}
 
-const runs, duration = 10, "30s"
+const runs, duration = 10, 30 * time.Second
 
 func forkExpedited() *Experiment {
 	return &Experiment{
@@ -158,7 +177,7 @@ func forkExpedited() *Experiment {
 		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
-		Metric:   "timer",
+		Metric:   TimerMaxAvg,
 		Runs:     runs, Duration: duration,
 		Rows: []Row{
 			{Config: "baseline", Paper: Figures{Avg: f(4000)}, Note: "\"from 4000µs\"; no maximum given"},
@@ -184,8 +203,8 @@ func startNice() *Experiment {
 		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Features: "CPT_FIX",
-		Set:      append([]string{"sched_min_granularity_ns=750000"}, pentiumM...),
-		Metric:   "timer",
+		Set:      append([]Setting{{"sched_min_granularity_ns", 750000}}, pentiumM...),
+		Metric:   TimerMaxAvg,
 		Runs:     runs, Duration: duration,
 		Rows: []Row{
 			{Config: "START_DEBIT", Paper: Figures{Max: f(26409.0), Avg: f(6762.1)}, Note: "vanilla setting"},
@@ -217,7 +236,7 @@ func fairUserSched() *Experiment {
 		Load:     "two busy loops of uid 1; a sleeper of uid 2 keeps the running median of its wake up latency; 2.6.24",
 		Scenario: "fair-user-sched",
 		Policy:   "cfs-2.6.24",
-		Metric:   "timer-p50",
+		Metric:   TimerMedian,
 		Runs:     runs, Duration: duration,
 		Rows: []Row{
 			{Config: "FAIR_USER_SCHED", Paper: Figures{P50: f(4568.4)}, Note: "mean of the three medians printed: 4.300, 4.801, 4.604 ms"},
@@ -236,7 +255,7 @@ func fairUserSched() *Experiment {
 }
 
 func checkPreemptTick() *Experiment {
-	minGran := "sched_min_granularity_ns=750000"
+	minGran := Setting{"sched_min_granularity_ns", 750000}
 	return &Experiment{
 		ID:       "check-preempt-tick",
 		Source:   "004_ea5b61c0b4d8a1d6.txt",
@@ -246,13 +265,13 @@ func checkPreemptTick() *Experiment {
 		Params:   makeLoad,
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
-		Metric:   "timer",
+		Metric:   TimerMaxAvg,
 		Runs:     runs, Duration: duration,
 		Rows: []Row{
 			{Config: "mainline", Paper: Figures{Max: f(45762.1), Avg: f(7348.6)}, Note: "mainline 2.6.35.2"},
 			{Config: "check_preempt", Features: "CPT_FIX", Paper: Figures{Max: f(39858.9), Avg: f(7728.1)}, Note: "check_preempt fix"},
-			{Config: "min_gran", Set: []string{minGran}, Paper: Figures{Max: f(29100.6), Avg: f(6684.1)}, Note: "Peter's smaller min_gran (0.75 ms, nr_latency 8)"},
-			{Config: "both", Features: "CPT_FIX", Set: []string{minGran}, Paper: Figures{Max: f(20433.0), Avg: f(5112.5)}, Note: "check_preempt fix + smaller min_gran"},
+			{Config: "min_gran", Set: []Setting{minGran}, Paper: Figures{Max: f(29100.6), Avg: f(6684.1)}, Note: "Peter's smaller min_gran (0.75 ms, nr_latency 8)"},
+			{Config: "both", Features: "CPT_FIX", Set: []Setting{minGran}, Paper: Figures{Max: f(20433.0), Avg: f(5112.5)}, Note: "check_preempt fix + smaller min_gran"},
 		},
 		Claims: []Claim{
 			{Text: "maximum: mainline > smaller min_gran > both", Check: ordered(maxOf, "max us", "mainline", "min_gran", "both")},

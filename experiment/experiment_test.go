@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"testing"
+	"time"
 
 	"schedlab/sched"
 	_ "schedlab/sched/cfs"
@@ -15,7 +16,7 @@ func quick(t *testing.T, id string) *Experiment {
 		t.Fatal(err)
 	}
 	e := *exps[0]
-	e.Runs, e.Duration = 1, "3s"
+	e.Runs, e.Duration = 1, 3*time.Second
 	return &e
 }
 
@@ -40,7 +41,7 @@ func TestRowsMoveWithTheModel(t *testing.T) {
 	orig.Rows = orig.Rows[:1] // START_DEBIT: the row that relies on the default
 	copied := *orig
 	copied.Policy = flipped.Name
-	res, err := Run([]*Experiment{orig, &copied}, 0, nil)
+	res, err := Run([]*Experiment{orig, &copied}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +58,11 @@ func TestRowsMoveWithTheModel(t *testing.T) {
 
 func TestRunIsDeterministicAndOrdered(t *testing.T) {
 	e := quick(t, "check-preempt-tick")
-	r1, err := Run([]*Experiment{e}, 2, nil)
+	r1, err := Run([]*Experiment{e}, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := Run([]*Experiment{e}, 1, nil)
+	r2, err := Run([]*Experiment{e}, Options{Workers: 1, Figures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +71,40 @@ func TestRunIsDeterministicAndOrdered(t *testing.T) {
 		if x.Config != e.Rows[i].Config || *x.Sim.Avg != *y.Sim.Avg || *x.Sim.Max != *y.Sim.Max {
 			t.Fatalf("row %d differs between 2 workers and 1: %+v vs %+v", i, x.Sim, y.Sim)
 		}
+	}
+}
+
+// The HTML page draws the same runs as the table: keeping the figures
+// changes no row, and each row's samples are there, pooled over its runs.
+func TestPageFromTheSameRuns(t *testing.T) {
+	e := quick(t, "fair-user-sched")
+	e.Runs = 2
+	plain, err := Run([]*Experiment{e}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Page(plain); err == nil {
+		t.Error("Page of results run without figures: no error")
+	}
+	withFigs, err := Run([]*Experiment{e}, Options{Figures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range withFigs[0].Rows {
+		if p := plain[0].Rows[i]; *p.Sim.P50 != *row.Sim.P50 || *p.Sim.Max != *row.Sim.Max {
+			t.Errorf("row %s: %+v with figures, %+v without", row.Config, row.Sim, p.Sim)
+		}
+		f := withFigs[0].figures[i]
+		if len(f.timer) == 0 || f.timeline == nil {
+			t.Errorf("row %s: %d samples, timeline %v", row.Config, len(f.timer), f.timeline != nil)
+		}
+	}
+	page, err := Page(withFigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Sections) != 1 || len(page.Sections[0].Figures) == 0 {
+		t.Errorf("page: %d sections", len(page.Sections))
 	}
 }
 

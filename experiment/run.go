@@ -6,14 +6,15 @@ import (
 	"io"
 	"maps"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
+	"time"
 
+	"schedlab/analyze"
+	"schedlab/internal/pool"
 	"schedlab/lab"
-	"schedlab/report"
 	"schedlab/sched"
+	"schedlab/workload"
 )
 
 // Result is an experiment's outcome, with the design's JSON keys.
@@ -30,7 +31,16 @@ type Result struct {
 	Reconstructions []string      `json:"reconstructions,omitempty"`
 	Rows            []RowResult   `json:"rows"`
 	Claims          []ClaimResult `json:"claims"`
-	metric          string
+	metric          Metric
+	// figures are what the HTML report draws, per row (Options.Figures).
+	figures []rowFigures
+}
+
+// rowFigures are the samples behind one row: every run's timer samples,
+// pooled, and the first run's timeline.
+type rowFigures struct {
+	timer    []int64
+	timeline *analyze.Timeline
 }
 
 // RowResult is one configuration, paper beside simulation.
@@ -69,68 +79,80 @@ type ClaimResult struct {
 	Detail string `json:"detail"`
 }
 
-// job is one simulation: a row of an experiment with one seed.
-type job struct {
-	exp  int
-	row  int
-	seed uint64
-	opts lab.Options
-}
-
-// Options builds the lab options of one run of a row: the experiment's
+// Request builds the simulation of one run of a row: the experiment's
 // settings with the row's switch added, nothing else.
-func (e *Experiment) Options(r Row, seed uint64) lab.Options {
+func (e *Experiment) Request(r Row, seed uint64) (lab.Request, error) {
 	params := maps.Clone(e.Params)
 	if params == nil {
 		params = map[string]string{}
 	}
 	maps.Copy(params, r.Params)
-	feats := strings.Trim(e.Features+","+r.Features, ",")
-	return lab.Options{Workload: e.Scenario, Params: params, Policy: e.Policy, Features: feats,
-		Set: append(append([]string{}, e.Set...), r.Set...), Duration: e.Duration, Seed: seed}
-}
-
-// Run simulates the experiments on workers goroutines (0: one per CPU) and
-// computes their rows and verdicts. progress, if set, is called after each
-// simulation with the number done and the total.
-func Run(exps []*Experiment, workers int, progress func(done, total int)) ([]*Result, error) {
-	var jobs []job
-	for ei, e := range exps {
-		for ri, r := range e.Rows {
-			for s := 1; s <= e.Runs; s++ {
-				jobs = append(jobs, job{exp: ei, row: ri, seed: uint64(s), opts: e.Options(r, uint64(s))})
+	spec, name, err := workload.Load(e.Scenario, params)
+	if err != nil {
+		return lab.Request{}, err
+	}
+	var feats []string
+	for _, list := range []string{e.Features, r.Features} {
+		for _, f := range strings.Split(list, ",") {
+			if f != "" {
+				feats = append(feats, f)
 			}
 		}
 	}
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	set := map[string]int64{}
+	for _, s := range append(append([]Setting{}, e.Set...), r.Set...) {
+		set[s.Name] = s.Value
 	}
-	out := make([]*report.Run, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = lab.Simulate(jobs[i].opts)
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, len(jobs))
-				}
-				mu.Unlock()
+	return lab.Request{Spec: spec, Name: name, Policy: e.Policy, Features: feats, Tunables: set, Duration: e.Duration, Seed: seed}, nil
+}
+
+// Options control a run of experiments.
+type Options struct {
+	// Workers is how many simulations run at once; 0: one per CPU.
+	Workers int
+	// Progress, if set, is called after each simulation with the number
+	// done and the total.
+	Progress func(done, total int)
+	// Figures keeps what the HTML report draws (Page): every run's timer
+	// samples and the first run's timeline of each row.
+	Figures bool
+}
+
+// timelineWindow is the first moments a row's timeline shows.
+const timelineWindow = 100 * time.Millisecond
+
+// Run simulates the experiments and computes their rows and verdicts.
+func Run(exps []*Experiment, o Options) ([]*Result, error) {
+	type job struct {
+		exp, row int
+		seed     uint64
+	}
+	var jobs []job
+	for ei, e := range exps {
+		for ri := range e.Rows {
+			for s := 1; s <= e.Runs; s++ {
+				jobs = append(jobs, job{ei, ri, uint64(s)})
 			}
-		}()
+		}
 	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	out := make([]*lab.Outcome, len(jobs))
+	errs := make([]error, len(jobs))
+	pool.Run(len(jobs), o.Workers, func(i int) {
+		j := jobs[i]
+		e := exps[j.exp]
+		req, err := e.Request(e.Rows[j.row], j.seed)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if o.Figures {
+			req.Keep.Samples = true
+			if j.seed == 1 {
+				req.Keep.Timeline = timelineWindow
+			}
+		}
+		out[i], errs[i] = lab.Simulate(req)
+	}, o.Progress)
 	for i, err := range errs {
 		if err != nil {
 			e := exps[jobs[i].exp]
@@ -142,25 +164,34 @@ func Run(exps []*Experiment, workers int, progress func(done, total int)) ([]*Re
 	k := 0
 	for _, e := range exps {
 		res := &Result{ID: e.ID, Source: e.Source, Title: e.Title, Load: e.Load, Scenario: e.Scenario, Policy: e.Policy,
-			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration, metric: e.Metric, Reconstructions: e.reconstructions()}
+			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration.String(), metric: e.Metric, Reconstructions: e.reconstructions()}
 		sims := map[string]Figures{}
 		for _, r := range e.Rows {
 			var mx, av, md float64
+			var figs rowFigures
 			for s := 0; s < e.Runs; s++ {
-				tl := out[k].TimerLatency
+				oc := out[k]
+				tl := oc.Report.TimerLatency
 				mx += float64(tl.Max)
 				av += float64(tl.Avg)
 				md += float64(tl.P50)
+				figs.timer = append(figs.timer, oc.Timer...)
+				if oc.Timeline != nil {
+					figs.timeline = oc.Timeline
+				}
 				k++
 			}
 			n := float64(e.Runs)
 			sim := Figures{Max: f(round1(mx / n)), Avg: f(round1(av / n))}
-			if e.Metric == "timer-p50" {
+			if e.Metric == TimerMedian {
 				sim.P50 = f(round1(md / n))
 			}
 			sims[r.Config] = sim
 			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Note: r.Note,
-				median: e.Metric == "timer-p50"})
+				median: e.Metric == TimerMedian})
+			if o.Figures {
+				res.figures = append(res.figures, figs)
+			}
 		}
 		for _, c := range e.Claims {
 			holds, detail := c.Check(sims)
@@ -190,7 +221,11 @@ func (e *Experiment) settings() string {
 		parts = append(parts, "features "+e.Features)
 	}
 	if len(e.Set) > 0 {
-		parts = append(parts, strings.Join(e.Set, " "))
+		set := make([]string, len(e.Set))
+		for i, st := range e.Set {
+			set[i] = st.String()
+		}
+		parts = append(parts, strings.Join(set, " "))
 	}
 	keys := make([]string, 0, len(e.Params))
 	for k := range e.Params {
@@ -250,7 +285,7 @@ func WriteText(w io.Writer, results []*Result) error {
 			name string
 			get  func(Figures) *float64
 		}{{"max", func(f Figures) *float64 { return f.Max }}, {"avg", func(f Figures) *float64 { return f.Avg }}}
-		if r.metric == "timer-p50" {
+		if r.metric == TimerMedian {
 			cols = append([]struct {
 				name string
 				get  func(Figures) *float64

@@ -15,6 +15,7 @@ import (
 
 	"schedlab/host"
 	"schedlab/internal/hosttest"
+	"schedlab/lab"
 	"schedlab/trace"
 	"schedlab/workload"
 )
@@ -37,6 +38,16 @@ const hostWorkload = `{"global": {"duration": 1}, "tasks": {
 	"cb": {"instance": 0, "loop": 1, "run": 100}
 }}`
 
+// measure runs o on the host and analyses the recording as measure does.
+func measure(o host.Options, name string) (*host.Recording, *lab.Outcome, error) {
+	rec, err := host.Run(context.Background(), o)
+	if err != nil {
+		return rec, nil, err
+	}
+	oc, err := lab.AnalyzeRecording(rec, name, lab.Keep{})
+	return rec, oc, err
+}
+
 func TestRunOnHost(t *testing.T) {
 	hosttest.Need(t)
 	spec, err := workload.Parse("host.json", []byte(hostWorkload))
@@ -44,11 +55,10 @@ func TestRunOnHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	m, err := host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: &log}, "host.json", nil)
+	res, m, err := measure(host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: &log}, "host.json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	res := m.Result
 	t.Logf("%s", log.String())
 	if len(res.WorkerErrors) > 0 {
 		t.Errorf("worker errors: %q", res.WorkerErrors)
@@ -123,7 +133,7 @@ func TestRunOnHost(t *testing.T) {
 			t.Errorf("no switch-out of a task named %q; seen %v", c, comms)
 		}
 	}
-	r := m.Run
+	r := m.Report
 	// 1 s of a 10 ms rt-app timer and a 20 ms SIGEV_THREAD timer: about
 	// 100 + 50 expiries, each a sample or a missed event. The bound is
 	// loose (a busy host delays the start), never a latency threshold.
@@ -141,12 +151,12 @@ func TestRunOnHost(t *testing.T) {
 	if r.WakeupLatency.Count == 0 || r.WakeupLatency.P50 < 0 {
 		t.Errorf("wakeup latency: %+v", r.WakeupLatency)
 	}
-	for _, s := range m.Trace.Timer {
+	for _, s := range m.Timer {
 		if s < 0 {
 			t.Errorf("negative timer sample %d ns", s)
 		}
 	}
-	for _, s := range m.Trace.Wakeup {
+	for _, s := range m.Wakeup {
 		if s < 0 {
 			t.Errorf("negative wakeup sample %d ns", s)
 		}
@@ -227,13 +237,13 @@ func TestForkedProcessesReaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := watchSessions()
-	m, err := host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w}, "forker.json", nil)
+	_, m, err := measure(host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w}, "forker.json")
 	peak := w.Peak()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, w.log.String())
 	}
 	forks := 0
-	for _, tk := range m.Run.Tasks {
+	for _, tk := range m.Report.Tasks {
 		if strings.HasPrefix(tk.Comm, "short") {
 			forks++
 		}
@@ -259,7 +269,7 @@ func TestPidsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := watchSessions()
-	_, err = host.Measure(context.Background(), host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w, Limits: host.Limits{Pids: 40}}, "bomb.json", nil)
+	_, _, err = measure(host.Options{Spec: spec, Duration: time.Second, Seed: 1, Log: w, Limits: host.Limits{Pids: 40}}, "bomb.json")
 	peak := w.Peak()
 	var le *host.LimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "--pids-max") || !strings.Contains(err.Error(), "40 processes and threads") {

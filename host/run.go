@@ -35,7 +35,6 @@ import (
 	"time"
 	"unsafe"
 
-	"schedlab/analyze"
 	"schedlab/workload"
 )
 
@@ -54,19 +53,20 @@ type Options struct {
 	Log io.Writer
 }
 
-// Result is one host run's recording.
-type Result struct {
+// Recording is what one host run recorded, for the analysis (lab) to read
+// as it reads a simulation's events.
+type Recording struct {
 	Trace []byte // the instance's trace file, ftrace text
 	// RootPID is the workload's first process; its descendants are the
 	// workload.
 	RootPID    int
 	Start, End int64 // CLOCK_MONOTONIC ns: the go signal and the kill
+	// CPUs and Seed are what the run was asked for (nil CPUs: all).
+	CPUs []int
+	Seed uint64
 	// Overrun and Dropped are events the ring buffer lost.
 	Overrun, Dropped int64
 	Facts            Facts
-	// TimerDelivery is how late the host delivered its timers: expected
-	// expiry to the waiter's sched_waking (set by Report).
-	TimerDelivery analyze.Stats
 	// WorkerErrors are the first lines the worker wrote to stderr.
 	WorkerErrors []string
 	Cleanup      []string
@@ -103,7 +103,7 @@ func defaultBufferKB(d time.Duration) int {
 
 // Run runs o.Spec on the host and returns its recording. It always undoes
 // what it set up; when ctx ends first the error is an *InterruptedError.
-func Run(ctx context.Context, o Options) (res *Result, err error) {
+func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	logw := o.Log
 	if logw == nil {
 		logw = io.Discard
@@ -119,7 +119,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	for _, d := range setup.Did {
 		fmt.Fprintf(logw, "schedlab: %s\n", d)
 	}
-	res = &Result{}
+	res = &Recording{CPUs: o.CPUs, Seed: o.Seed}
 	res.Facts = hostFacts()
 	res.Facts.Tracefs = setup.Tracefs
 	for _, d := range removeStale(setup.Tracefs) {

@@ -1,20 +1,31 @@
-// Package lab runs experiments: it resolves what a user asked for (a
-// workload, a policy, features, tunables, a duration, a seed) into a
-// simulation, runs it with the analysis attached, and returns the report.
-// The command line, reproduce and sweeps all come through here, so a
-// configuration means the same thing everywhere.
+// Package lab turns a request into an outcome. It is the one place where a
+// run becomes a report, whatever produced its events:
+//
+//   - Simulate resolves a typed Request (a workload, a policy, features,
+//     tunables, CPUs, a duration, a seed) and runs the simulator with the
+//     analysis attached;
+//   - AnalyzeTrace reads a trace file a user brings;
+//   - AnalyzeRecording reads what the host runner recorded on a real
+//     kernel.
+//
+// Each returns an Outcome: the report (the design's JSON keys and the text
+// a developer reads), the samples and timeline asked for, and its Source,
+// which says where the events came from and with what facts. The command
+// line, reproduce, sweeps and validate all come through here, so a
+// configuration means the same thing everywhere and a report is assembled
+// once.
 package lab
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"schedlab/analyze"
-	"schedlab/report"
 	"schedlab/sched"
 	_ "schedlab/sched/cfs"   // registers cfs-2.6.24, cfs-2.6.35 and cfs-2.6.36
 	_ "schedlab/sched/eevdf" // registers eevdf-6.6, eevdf-6.12 and eevdf-6.18
@@ -29,21 +40,43 @@ const DefaultPolicy = "cfs-2.6.35"
 // DefaultDuration caps a workload whose file sets no duration.
 const DefaultDuration = 10 * time.Second
 
-// Options say what to simulate. Zero values mean the defaults.
-type Options struct {
-	Workload string         // a built-in scenario or a file
-	Spec     *workload.Spec // already parsed (then Workload only names it)
-	// Params are a parametric built-in scenario's parameters (name →
-	// value, e.g. "N": "16"); an error for a file or a fixed scenario.
-	Params   map[string]string
-	Policy   string
-	Features string   // kernel syntax: "NO_START_DEBIT,NEXT_BUDDY"
-	Set      []string // "NAME=VALUE" for tunables and engine parameters
-	CPUs     int
-	Duration string // "10s", "250ms", or seconds; "" for the file's
+// MaxCPUs is the most CPUs a simulation may have.
+const MaxCPUs = 4096
+
+// Request is one simulation, with typed values: what a command line, an
+// experiment's row, a sweep's point or a validation asks for. Zero values
+// mean the defaults.
+type Request struct {
+	Spec *workload.Spec // the workload, parsed (workload.Load)
+	Name string         // the workload's name in the report
+	// Policy is a registered profile (sched.Profiles); "" is
+	// DefaultPolicy.
+	Policy string
+	// Features switch sched features in the kernel's sched_features
+	// syntax, one item each ("NO_START_DEBIT", "NEXT_BUDDY"), applied in
+	// order; the rest keep the policy's defaults.
+	Features []string
+	// Tunables set the policy's tunables and the engine's parameters by
+	// name (`schedlab features` lists both).
+	Tunables map[string]int64
+	CPUs     int           // 0: 1
+	Duration time.Duration // 0: the workload's, else DefaultDuration
 	Seed     uint64
-	Check    bool
-	Sink     trace.Sink // receives every event too (e.g. a trace writer)
+	// Check verifies the engine's and the policy's invariants after every
+	// event.
+	Check bool
+	Keep  Keep
+}
+
+// Keep says what an outcome keeps beyond its report.
+type Keep struct {
+	// Samples keeps every latency sample (for CDFs).
+	Samples bool
+	// Timeline, if positive, records what ran on each CPU in the run's
+	// first Timeline of time.
+	Timeline time.Duration
+	// Sink, if set, sees every event too (a trace writer).
+	Sink trace.Sink
 }
 
 // InputError is an error in what the user gave: a bad file, name or value.
@@ -74,7 +107,60 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Config is a resolved run configuration.
+// ParseTunables reads NAME=VALUE settings (the command line's --set) into
+// typed values for policy ("" is DefaultPolicy), each checked against its
+// tunable's range; a later setting of a name wins.
+func ParseTunables(policy string, settings []string) (map[string]int64, error) {
+	prof, err := sched.Lookup(policyOr(policy))
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	out := map[string]int64{}
+	for _, kv := range settings {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, inputErr(fmt.Errorf("%q: want NAME=VALUE", kv))
+		}
+		name = strings.TrimSpace(name)
+		t, _, err := tunable(prof, name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := t.ParseValue(val)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+func policyOr(p string) string {
+	if p == "" {
+		return DefaultPolicy
+	}
+	return p
+}
+
+// tunable finds a tunable of prof or an engine parameter by name.
+func tunable(prof *sched.Profile, name string) (t *sched.Tunable, engine bool, err error) {
+	params := sim.ParamTunables()
+	for i := range params {
+		if params[i].Name == name {
+			return &params[i], true, nil
+		}
+	}
+	if t := prof.Tunable(name); t != nil {
+		return t, false, nil
+	}
+	names := prof.TunableNames()
+	for _, p := range params {
+		names = append(names, p.Name)
+	}
+	return nil, false, inputErr(fmt.Errorf("unknown tunable %q for policy %s (valid: %s)", name, prof.Name, strings.Join(names, ", ")))
+}
+
+// Config is a resolved request: everything the simulator needs.
 type Config struct {
 	Spec     *workload.Spec
 	Name     string
@@ -84,66 +170,39 @@ type Config struct {
 	Duration int64
 }
 
-// Resolve checks and resolves the options without running anything.
-func Resolve(o Options) (*Config, error) {
-	cfg := &Config{Spec: o.Spec, Name: o.Workload}
-	if cfg.Spec != nil && len(o.Params) > 0 {
-		return nil, inputErr(errors.New("scenario parameters apply when the workload is loaded by name, not to an already parsed Spec"))
+// Resolve checks and resolves a request without running anything.
+func Resolve(req Request) (*Config, error) {
+	if req.Spec == nil {
+		return nil, errors.New("lab: a request needs a workload (Spec)")
 	}
-	if cfg.Spec == nil {
-		spec, name, err := workload.Load(o.Workload, o.Params)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		cfg.Spec, cfg.Name = spec, name
-	}
-	policy := o.Policy
-	if policy == "" {
-		policy = DefaultPolicy
-	}
-	prof, err := sched.Lookup(policy)
+	cfg := &Config{Spec: req.Spec, Name: req.Name}
+	prof, err := sched.Lookup(policyOr(req.Policy))
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	ncpu := o.CPUs
+	ncpu := req.CPUs
 	if ncpu == 0 {
 		ncpu = 1
 	}
-	if ncpu < 1 || ncpu > 4096 {
-		return nil, inputErr(fmt.Errorf("--cpus %d: need 1 to 4096 CPUs", ncpu))
+	if ncpu < 1 || ncpu > MaxCPUs {
+		return nil, inputErr(fmt.Errorf("%d CPUs: a simulation has 1 to %d", ncpu, MaxCPUs))
 	}
-	feats, err := prof.ParseFeatures(o.Features)
+	feats, err := prof.ParseFeatures(strings.Join(req.Features, ","))
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	cfg.Params = sim.DefaultParams()
-	engineParams := sim.ParamTunables()
 	set := map[string]int64{}
-	for _, kv := range o.Set {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, inputErr(fmt.Errorf("--set %q: want NAME=VALUE", kv))
-		}
-		name = strings.TrimSpace(name)
-		t := prof.Tunable(name)
-		isParam := false
-		for i := range engineParams {
-			if engineParams[i].Name == name {
-				t, isParam = &engineParams[i], true
-			}
-		}
-		if t == nil {
-			names := prof.TunableNames()
-			for _, p := range engineParams {
-				names = append(names, p.Name)
-			}
-			return nil, inputErr(fmt.Errorf("unknown tunable %q for policy %s (valid: %s)", name, prof.Name, strings.Join(names, ", ")))
-		}
-		v, err := t.ParseValue(val)
+	for _, name := range sortedKeys(req.Tunables) {
+		v := req.Tunables[name]
+		t, engine, err := tunable(prof, name)
 		if err != nil {
+			return nil, err
+		}
+		if err := t.Check(v); err != nil {
 			return nil, inputErr(err)
 		}
-		if isParam {
+		if engine {
 			cfg.Params.Set(name, v)
 		} else {
 			set[name] = v
@@ -163,12 +222,10 @@ func Resolve(o Options) (*Config, error) {
 		return nil, err
 	}
 	switch {
-	case o.Duration != "":
-		d, err := ParseDuration(o.Duration)
-		if err != nil {
-			return nil, inputErr(fmt.Errorf("--duration: %w", err))
-		}
-		cfg.Duration = int64(d)
+	case req.Duration < 0:
+		return nil, inputErr(fmt.Errorf("duration %v: must be positive", req.Duration))
+	case req.Duration > 0:
+		cfg.Duration = int64(req.Duration)
 	case cfg.Spec.Duration > 0:
 		cfg.Duration = cfg.Spec.Duration
 	default:
@@ -177,68 +234,4 @@ func Resolve(o Options) (*Config, error) {
 	return cfg, nil
 }
 
-// Simulate resolves the options, runs the simulation and reports it.
-func Simulate(o Options) (*report.Run, error) {
-	cfg, err := Resolve(o)
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Simulate(o.Seed, o.Check, o.Sink)
-}
-
-// Simulate runs a resolved configuration.
-func (cfg *Config) Simulate(seed uint64, check bool, extra trace.Sink) (*report.Run, error) {
-	an := analyze.New()
-	var sink trace.Sink = an
-	if extra != nil {
-		sink = trace.Tee{an, extra}
-	}
-	eng, err := sim.New(sim.Config{Spec: cfg.Spec, Sched: cfg.Sched, Params: cfg.Params, Duration: cfg.Duration,
-		Seed: seed, Sink: sink, Check: check})
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	start := time.Now()
-	end, err := eng.Run()
-	wall := time.Since(start)
-	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("simulation of %s failed: %w", cfg.Name, err)
-	}
-	r := &report.Run{
-		Scenario:        cfg.Name,
-		Policy:          cfg.Sched.Profile.Name,
-		CPUs:            cfg.Sched.NCPU,
-		Features:        cfg.Sched.Features,
-		Tunables:        map[string]int64{},
-		Seed:            seed,
-		SimNS:           end,
-		Warnings:        cfg.Spec.Warnings,
-		Reconstructions: cfg.Sched.Reconstructions(),
-		DefaultFeatures: cfg.Defaults.Features,
-		DefaultTunables: map[string]int64{},
-	}
-	for k, v := range cfg.Sched.Tunables {
-		r.Tunables[k] = v
-	}
-	for k, v := range cfg.Defaults.Tunables {
-		r.DefaultTunables[k] = v
-	}
-	for k, v := range cfg.Params.Values() {
-		r.Tunables[k] = v
-	}
-	for k, v := range sim.DefaultParams().Values() {
-		r.DefaultTunables[k] = v
-	}
-	rep := an.Finish(end)
-	r.FromAnalysis(rep)
-	r.WastedCapacityMS = float64(rep.Wasted) / 1e6
-	r.Engine = report.Engine{Events: eng.Events(), TraceEvents: eng.TraceEvents(), WallMS: float64(wall.Microseconds()) / 1000}
-	if wall > 0 {
-		r.Engine.EventsPerS = math.Round(float64(eng.Events()) / wall.Seconds())
-	}
-	return r, nil
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -4,31 +4,141 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"schedlab/report"
+	"schedlab/trace"
+	"schedlab/workload"
 )
 
-func TestParamsReachTheScenario(t *testing.T) {
-	r, err := Simulate(Options{Workload: "wakeup-latency", Params: map[string]string{"period": "20000"}, Duration: "1s", Check: true})
+func load(t *testing.T, name string, params map[string]string) Request {
+	t.Helper()
+	spec, n, err := workload.Load(name, params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Scenario != "wakeup-latency period=20000" || r.TimerLatency.Count != 49 {
-		t.Fatalf("scenario %q, %d samples in 1 s of a 20 ms timer", r.Scenario, r.TimerLatency.Count)
+	return Request{Spec: spec, Name: n}
+}
+
+func TestSimulateOutcome(t *testing.T) {
+	req := load(t, "wakeup-latency", map[string]string{"period": "20000"})
+	req.Duration, req.Check = time.Second, true
+	oc, err := Simulate(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, o := range []Options{
-		{Workload: "wakeup-latency", Params: map[string]string{"perod": "1"}},
-		{Workload: "two-hogs", Params: map[string]string{"N": "1"}},
+	r := oc.Report
+	if r.Scenario != "wakeup-latency period=20000" || r.TimerLatency.Count != 49 || r.Policy != DefaultPolicy || r.CPUs != 1 {
+		t.Fatalf("scenario %q policy %s on %d CPUs, %d samples in 1 s of a 20 ms timer", r.Scenario, r.Policy, r.CPUs, r.TimerLatency.Count)
+	}
+	if oc.Source.Origin != Simulation || oc.Source.Sim == nil || oc.Source.Host != nil || oc.Source.Trace != nil {
+		t.Errorf("source %+v", oc.Source)
+	}
+	if oc.Timer != nil || oc.Timeline != nil {
+		t.Errorf("kept samples or a timeline nobody asked for")
+	}
+	if oc.End != 1e9 || r.SimNS != 1e9 {
+		t.Errorf("end %d, sim_ns %d", oc.End, r.SimNS)
+	}
+	// What Keep asks is kept, and changes nothing else.
+	var rec trace.Recorder
+	req.Keep = Keep{Samples: true, Timeline: 50 * time.Millisecond, Sink: &rec}
+	kept, err := Simulate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept.Timer) != 49 || kept.Timeline == nil || len(rec.Events) == 0 || rec.Events[0].Kind != trace.Begin {
+		t.Errorf("kept %d samples, timeline %v, %d events (first %v)", len(kept.Timer), kept.Timeline != nil, len(rec.Events), rec.Events[0].Kind)
+	}
+	if d := cmp.Diff(r, kept.Report, cmpopts.IgnoreFields(report.Run{}, "Engine")); d != "" {
+		t.Errorf("keeping samples changed the report (-without +with):\n%s", d)
+	}
+}
+
+// Typed values are checked as the command line's are, with errors that
+// name the value and the valid choices.
+func TestRequestChecked(t *testing.T) {
+	base := load(t, "two-hogs", nil)
+	for _, c := range []struct {
+		change func(*Request)
+		want   string
+	}{
+		{func(r *Request) { r.Policy = "bfs" }, "cfs-2.6.35"},
+		{func(r *Request) { r.Features = []string{"NO_START_DEBITX"} }, "NO_START_DEBITX"},
+		{func(r *Request) { r.Tunables = map[string]int64{"sched_latncy_ns": 1} }, "sched_latency_ns"},
+		{func(r *Request) { r.Tunables = map[string]int64{"sched_latency_ns": 5} }, "outside"},
+		{func(r *Request) { r.Tunables = map[string]int64{"arch": 16} }, "not one of"},
+		{func(r *Request) { r.CPUs = MaxCPUs + 1 }, "1 to 4096"},
+		{func(r *Request) { r.Duration = -time.Second }, "positive"},
 	} {
-		_, err := Resolve(o)
+		req := base
+		c.change(&req)
+		_, err := Resolve(req)
 		var ie *InputError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "param") {
-			t.Errorf("%+v: want an input error about the parameter, got %v", o, err)
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want an input error with %q", req, err, c.want)
 		}
 	}
-	cfg, err := Resolve(Options{Workload: "two-hogs"})
+	if _, err := Resolve(Request{}); err == nil {
+		t.Error("a request without a workload resolved")
+	}
+	// Engine parameters and policy tunables share the map; HZ reaches the
+	// engine.
+	req := base
+	req.Tunables = map[string]int64{"HZ": 250, "sched_latency_ns": 20000000}
+	cfg, err := Resolve(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resolve(Options{Workload: "two-hogs", Spec: cfg.Spec, Params: map[string]string{"N": "1"}}); err == nil {
-		t.Error("parameters next to a parsed Spec are silently dropped")
+	if cfg.Params.HZ != 250 || cfg.Sched.Tunable("sched_latency_ns") != 20000000 {
+		t.Errorf("HZ %d, latency %d", cfg.Params.HZ, cfg.Sched.Tunable("sched_latency_ns"))
+	}
+}
+
+func TestParseTunables(t *testing.T) {
+	got, err := ParseTunables("", []string{"HZ=100", "sched_latency_ns=10000000", "HZ=250"})
+	if err != nil || got["HZ"] != 250 || got["sched_latency_ns"] != 1e7 || len(got) != 2 {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for in, want := range map[string]string{"HZ": "want NAME=VALUE", "HZ=x": "not an integer", "nope=1": "unknown tunable"} {
+		if _, err := ParseTunables("", []string{in}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
+
+// A simulation written as a trace and read back is the same report: the
+// trace path and the simulation share one analysis.
+func TestTraceRoundTrip(t *testing.T) {
+	req := load(t, "wakeup-latency-make-j5", nil)
+	req.CPUs, req.Duration = 2, 2*time.Second
+	var b strings.Builder
+	w := trace.NewWriter(&b, trace.WriterOptions{CPUs: 2, Meta: [][2]string{{"scenario", req.Name}, {"seed", "0"}}})
+	req.Keep.Sink = w
+	sim, err := Simulate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(sim.End); err != nil {
+		t.Fatal(err)
+	}
+	got, err := AnalyzeTrace("-", strings.NewReader(b.String()), Keep{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Source.Origin != TraceFile || got.Report.Scenario != req.Name {
+		t.Errorf("source %v, scenario %q", got.Source.Origin, got.Report.Scenario)
+	}
+	a, c := sim.Report, got.Report
+	for _, d := range []string{
+		cmp.Diff(a.TimerLatency, c.TimerLatency), cmp.Diff(a.WakeupLatency, c.WakeupLatency),
+		cmp.Diff(a.WastedCapacityMS, c.WastedCapacityMS), cmp.Diff(a.Tasks, c.Tasks),
+	} {
+		if d != "" {
+			t.Errorf("read back differs (-simulated +read):\n%s", d)
+		}
 	}
 }

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"schedlab/analyze"
 	"schedlab/lab"
 	"schedlab/report"
-	"schedlab/trace"
+	"schedlab/workload"
 
 	"schedlab/internal/testskip"
 )
@@ -25,23 +24,26 @@ import (
 // simulation, claims, bars with a missing and a negative figure).
 func samplePage(t *testing.T) (*report.Page, int) {
 	t.Helper()
-	an := analyze.New()
-	rec := analyze.NewTimelineRecorder(int64(60 * time.Millisecond))
-	r, err := lab.Simulate(lab.Options{Workload: "wakeup-latency-make-j5", CPUs: 2, Duration: "2s", Seed: 1, Sink: trace.Tee{an, rec}})
+	spec, name, err := workload.Load("wakeup-latency-make-j5", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer, wakeup := an.Samples()
-	run := report.RunSection("wakeup-latency-make-j5 <two CPUs>", r, report.RunFigures{Timer: timer, Wakeup: wakeup, Timeline: rec.Timeline(r.SimNS)})
+	oc, err := lab.Simulate(lab.Request{Spec: spec, Name: name, CPUs: 2, Duration: 2 * time.Second, Seed: 1,
+		Keep: lab.Keep{Samples: true, Timeline: 60 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, timer, wakeup, tl := oc.Report, oc.Timer, oc.Wakeup, oc.Timeline
+	run := report.RunSection("wakeup-latency-make-j5 <two CPUs>", r, report.RunFigures{Timer: timer, Wakeup: wakeup, Timeline: tl})
 	v := func(x float64) *float64 { return &x }
 	cmp := report.ComparisonSection(report.Comparison{
 		ID: "demo", Title: "a comparison", RefName: "paper", SimName: "sim", Metrics: []string{"median", "avg"},
 		Paragraphs: []string{"Seed x: a load & a measurer."},
 		Rows: []report.ComparisonRow{
 			{Config: "baseline", Ref: map[string]*float64{"median": v(4568.4), "avg": v(4000)}, Sim: map[string]*float64{"median": v(5000), "avg": v(2846.4)},
-				Ratio: map[string]*float64{"avg": v(0.71)}, Figures: report.RunFigures{Timer: timer, Timeline: rec.Timeline(r.SimNS)}},
+				Ratio: map[string]*float64{"avg": v(0.71)}, Figures: report.RunFigures{Timer: timer, Timeline: tl}},
 			{Config: "no-groups", Ref: map[string]*float64{"median": v(-82.4)}, Sim: map[string]*float64{"median": v(5), "avg": v(7)},
-				Figures: report.RunFigures{Timer: wakeup, Timeline: rec.Timeline(r.SimNS)}},
+				Figures: report.RunFigures{Timer: wakeup, Timeline: tl}},
 		},
 		Claims:  []report.Claim{{Text: "avg: baseline > no-groups", Holds: true, Detail: "2846.4 > 7"}, {Text: "median < 0.5 ms", Holds: false}},
 		Samples: "the samples of one run",

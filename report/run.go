@@ -104,6 +104,10 @@ type Run struct {
 	Engine          Engine   `json:"engine"`
 
 	// Text-only details.
+	//
+	// Headline is the text report's first line: what ran, and where
+	// (a simulation, the host kernel, a trace file). Empty: a simulation's.
+	Headline        string           `json:"-"`
 	DefaultFeatures map[string]bool  `json:"-"`
 	DefaultTunables map[string]int64 `json:"-"`
 	TimerHist       analyze.Log2Hist `json:"-"`
@@ -112,6 +116,7 @@ type Run struct {
 
 // FromAnalysis fills the statistics of r from an analysis report.
 func (r *Run) FromAnalysis(a analyze.Report) {
+	r.WastedCapacityMS = float64(a.Wasted) / 1e6
 	r.TimerLatency = NewLatency(a.TimerLatency)
 	missed := a.TimerMissed
 	r.TimerLatency.Missed = &missed
@@ -133,7 +138,11 @@ type TextOptions struct {
 // WriteText prints the run for a reader.
 func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "scenario %s, policy %s, %d CPU(s), seed %d, %.3f s simulated\n", r.Scenario, r.Policy, r.CPUs, r.Seed, float64(r.SimNS)/1e9)
+	head := r.Headline
+	if head == "" {
+		head = fmt.Sprintf("scenario %s, policy %s, %d CPU(s), seed %d, %.3f s simulated", r.Scenario, r.Policy, r.CPUs, r.Seed, float64(r.SimNS)/1e9)
+	}
+	b.WriteString(head + "\n")
 	if d := diffFeatures(r.Features, r.DefaultFeatures); d != "" {
 		fmt.Fprintf(b, "features changed: %s\n", d)
 	}

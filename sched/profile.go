@@ -183,24 +183,30 @@ func (p *Profile) TunableNames() []string {
 	return names
 }
 
-// ParseTunableValue checks and converts a --set value for tunable t.
+// ParseValue reads a --set value for tunable t and checks it.
 func (t *Tunable) ParseValue(s string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("tunable %s: %q is not an integer", t.Name, s)
 	}
+	return v, t.Check(v)
+}
+
+// Check says whether v is a valid value of t: one of its Choices, or
+// inside [Min, Max].
+func (t *Tunable) Check(v int64) error {
 	if len(t.Choices) > 0 {
 		for _, c := range t.Choices {
 			if v == c {
-				return v, nil
+				return nil
 			}
 		}
-		return 0, fmt.Errorf("tunable %s: %d is not one of %v", t.Name, v, t.Choices)
+		return fmt.Errorf("tunable %s: %d is not one of %v", t.Name, v, t.Choices)
 	}
 	if v < t.Min || v > t.Max {
-		return 0, fmt.Errorf("tunable %s: %d is outside [%d, %d]", t.Name, v, t.Min, t.Max)
+		return fmt.Errorf("tunable %s: %d is outside [%d, %d]", t.Name, v, t.Min, t.Max)
 	}
-	return v, nil
+	return nil
 }
 
 // NewConfig resolves a run's configuration: feature defaults overridden by

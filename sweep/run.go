@@ -6,12 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
+	"schedlab/internal/pool"
 	"schedlab/lab"
 	"schedlab/report"
+	"schedlab/workload"
 )
 
 // Record is one run's result file.
@@ -73,59 +74,66 @@ func Run(g *Grid, o Options) (Summary, error) {
 		}
 		todo = append(todo, p)
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	start := time.Now()
 	var mu sync.Mutex
 	var firstErr error
-	next := make(chan Point)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				rec := simulate(p)
-				err := writeRecord(o.Out, rec)
-				mu.Lock()
-				sum.Ran++
-				if rec.Error != "" {
-					sum.Failed++
-				}
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if o.Progress != nil {
-					per := time.Since(start) / time.Duration(sum.Ran)
-					o.Progress(Progress{Done: sum.Ran + sum.Skipped, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Shard,
-						Left: per * time.Duration(len(todo)-sum.Ran) / time.Duration(workers)})
-				}
-				mu.Unlock()
+	failed := make([]bool, len(todo))
+	pool.Run(len(todo), o.Workers, func(i int) {
+		rec := simulate(todo[i])
+		failed[i] = rec.Error != ""
+		if err := writeRecord(o.Out, rec); err != nil {
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = err
 			}
-		}()
-	}
-	for _, p := range todo {
-		next <- p
-	}
-	close(next)
-	wg.Wait()
+			mu.Unlock()
+		}
+	}, func(done, total int) {
+		// Serialised by the pool; a job's failed slot is written before
+		// its progress call.
+		sum.Ran = done
+		sum.Failed = 0
+		for i := range failed {
+			if failed[i] {
+				sum.Failed++
+			}
+		}
+		if o.Progress != nil {
+			per := time.Since(start) / time.Duration(done)
+			o.Progress(Progress{Done: done + sum.Skipped, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Shard,
+				Left: per * time.Duration(total-done) / time.Duration(workers(o.Workers, total))})
+		}
+	})
 	return sum, firstErr
+}
+
+// workers is how many simulations run at once.
+func workers(asked, jobs int) int {
+	if asked <= 0 {
+		asked = runtime.NumCPU()
+	}
+	return max(1, min(asked, jobs))
 }
 
 // simulate runs one point; an error becomes part of the record.
 func simulate(p Point) Record {
-	set := make([]string, 0, len(p.Tunables))
-	for _, k := range sortedKeys(p.Tunables) {
-		set = append(set, fmt.Sprintf("%s=%d", k, p.Tunables[k]))
-	}
-	r, err := lab.Simulate(lab.Options{Workload: p.Scenario, Params: p.Params, Policy: p.Policy,
-		Features: strings.Join(p.Features, ","), Set: set, CPUs: p.CPUs, Duration: p.Duration, Seed: p.Seed})
+	fail := func(err error) Record { return Record{Point: p, Error: err.Error()} }
+	spec, name, err := workload.Load(p.Scenario, p.Params)
 	if err != nil {
-		return Record{Point: p, Error: err.Error()}
+		return fail(err)
 	}
-	return Record{Point: p, Result: r}
+	var d time.Duration
+	if p.Duration != "" {
+		if d, err = lab.ParseDuration(p.Duration); err != nil {
+			return fail(fmt.Errorf("duration: %w", err))
+		}
+	}
+	oc, err := lab.Simulate(lab.Request{Spec: spec, Name: name, Policy: p.Policy, Features: p.Features,
+		Tunables: p.Tunables, CPUs: p.CPUs, Duration: d, Seed: p.Seed})
+	if err != nil {
+		return fail(err)
+	}
+	return Record{Point: p, Result: oc.Report}
 }
 
 func resultPath(dir string, p Point) string { return filepath.Join(dir, p.Key()+".json") }

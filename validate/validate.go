@@ -20,12 +20,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
 	"schedlab/analyze"
 	"schedlab/host"
 	"schedlab/host/rtapp"
+	"schedlab/internal/pool"
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/sim"
@@ -62,9 +64,9 @@ type Options struct {
 	Runs     int
 	// RTApp also runs the workload with rt-app, where rt-app can.
 	RTApp bool
-	// Set changes simulation tunables or engine parameters ("NAME=VALUE"),
-	// to try a model against the host; the default is the host's profile.
-	Set []string
+	// Set changes simulation tunables or engine parameters, to try a model
+	// against the host; the default is the host's profile.
+	Set map[string]int64
 	// Progress receives a line per run (nil: none).
 	Progress io.Writer
 }
@@ -185,41 +187,47 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// Simulate first: it is quick, and a bad workload fails before the
 	// host is touched.
 	simSpec := WithSession(o.Host.Spec)
-	// The host profile's calibrated costs come first, so that --set may
-	// override them.
-	set := append([]string{fmt.Sprintf("%s=%d", sim.ParamTimerIRQ, HostTimerIRQ),
-		fmt.Sprintf("%s=%d", sim.ParamIdleExit, HostIdleExit)}, o.Set...)
+	// The host profile's calibrated costs, unless Set changes them.
+	set := map[string]int64{sim.ParamTimerIRQ: HostTimerIRQ, sim.ParamIdleExit: HostIdleExit}
+	maps.Copy(set, o.Set)
 	res.hostSamples, res.simSamples = &Samples{}, &Samples{}
-	for i := 0; i < o.Runs; i++ {
-		an := analyze.New()
-		r, err := lab.Simulate(lab.Options{Spec: simSpec, Workload: o.Scenario, Policy: Policy, CPUs: ncpu,
-			Duration: o.Host.Duration.String(), Seed: o.Host.Seed + uint64(i), Sink: an, Set: set})
-		if err != nil {
-			return nil, err
+	sims := make([]*lab.Outcome, o.Runs)
+	errs := make([]error, o.Runs)
+	pool.Run(o.Runs, 0, func(i int) {
+		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: o.Scenario, Policy: Policy, CPUs: ncpu,
+			Duration: o.Host.Duration, Seed: o.Host.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}})
+	}, nil)
+	for i, oc := range sims {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		tm, wk := an.Samples()
-		res.simSamples.Timer = append(res.simSamples.Timer, tm...)
-		res.simSamples.Wakeup = append(res.simSamples.Wakeup, wk...)
+		res.simSamples.Timer = append(res.simSamples.Timer, oc.Timer...)
+		res.simSamples.Wakeup = append(res.simSamples.Wakeup, oc.Wakeup...)
 		if i == 0 {
-			res.Model = modelOf(r, ncpu)
+			res.Model = modelOf(oc.Report, ncpu)
 		}
-		res.Sim = append(res.Sim, runStats(r))
+		res.Sim = append(res.Sim, runStats(oc.Report))
 	}
 	for i := 0; i < o.Runs; i++ {
 		fmt.Fprintf(progress, "schedlab validate: host run %d/%d (%v)\n", i+1, o.Runs, o.Host.Duration)
 		ho := o.Host
 		ho.Seed += uint64(i)
-		m, err := host.Measure(ctx, ho, o.Scenario, nil)
+		rec, err := host.Run(ctx, ho)
 		if err != nil {
 			return nil, err
 		}
-		res.HostFacts = m.Result.Facts
-		rs := runStats(m.Run)
-		rs.MissedSwitchIns = m.Trace.Report.MissedSwitchIn
-		rs.TimerDeliveryUS = m.Result.Facts.TimerDeliveryUS
+		m, err := lab.AnalyzeRecording(rec, o.Scenario, lab.Keep{})
+		if err != nil {
+			return nil, err
+		}
+		h := m.Source.Host
+		res.HostFacts = h.Facts
+		rs := runStats(m.Report)
+		rs.MissedSwitchIns = m.Analysis.MissedSwitchIn
+		rs.TimerDeliveryUS = h.Facts.TimerDeliveryUS
 		res.Host = append(res.Host, rs)
-		res.hostSamples.Timer = append(res.hostSamples.Timer, m.Trace.Timer...)
-		res.hostSamples.Wakeup = append(res.hostSamples.Wakeup, m.Trace.Wakeup...)
+		res.hostSamples.Timer = append(res.hostSamples.Timer, m.Timer...)
+		res.hostSamples.Wakeup = append(res.hostSamples.Wakeup, m.Wakeup...)
 	}
 	if o.RTApp {
 		res.RTApp = runRTApp(ctx, o, progress)

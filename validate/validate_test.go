@@ -35,11 +35,11 @@ func TestWithSession(t *testing.T) {
 		t.Errorf("WithSession changed its input")
 	}
 	// One level more changes nothing for two hogs: each gets half of one CPU.
-	r, err := lab.Simulate(lab.Options{Spec: WithSession(load(t, "two-hogs")), Workload: "two-hogs", Policy: Policy, Duration: "2s"})
+	oc, err := lab.Simulate(lab.Request{Spec: WithSession(load(t, "two-hogs")), Name: "two-hogs", Policy: Policy, Duration: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, task := range r.Tasks {
+	for _, task := range oc.Report.Tasks {
 		if task.RuntimeMS < 990 || task.RuntimeMS > 1010 {
 			t.Errorf("%s ran %.1f ms of 2 s, want half", task.Comm, task.RuntimeMS)
 		}

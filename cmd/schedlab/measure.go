@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,22 +155,24 @@ then as at the end, and it says so on stderr.`,
 			o.Log = os.Stderr
 			ctx, cancel := hostContext(timeout)
 			defer cancel()
-			extra, err := out.open(nil, 0) // the HTML timeline, if asked for
+			keep, err := out.keep(nil, 0) // the HTML report, if asked for
 			if err != nil {
 				return err
 			}
-			m, err := host.Measure(ctx, o, name, extra)
+			rec, err := host.Run(ctx, o)
 			if err != nil {
 				return hostError(err)
 			}
+			oc, err := lab.AnalyzeRecording(rec, name, keep)
+			if err != nil {
+				return err
+			}
 			if tracePath != "" {
-				if err := os.WriteFile(tracePath, m.Result.Trace, 0o644); err != nil {
+				if err := os.WriteFile(tracePath, rec.Trace, 0o644); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
 			}
-			out.timer, out.wakeup = m.Trace.Timer, m.Trace.Wakeup
-			out.end = m.Trace.End
-			if err := out.writeHTML("schedlab measure "+a[0], m.Run); err != nil {
+			if err := out.writeHTML("schedlab measure "+a[0], oc); err != nil {
 				return err
 			}
 			if asJSON {
@@ -180,22 +181,9 @@ then as at the end, and it says so on stderr.`,
 				return enc.Encode(struct {
 					*report.Run
 					Host host.Facts `json:"host"`
-				}{m.Run, m.Result.Facts})
+				}{oc.Report, oc.Source.Host.Facts})
 			}
-			var b bytes.Buffer
-			if err := m.Run.WriteText(&b, report.TextOptions{Hist: hist, MaxTasks: tasks}); err != nil {
-				return err
-			}
-			// The first line says what was simulated; say what was measured.
-			_, rest, _ := strings.Cut(b.String(), "\n")
-			f := m.Result.Facts
-			delivery := ""
-			if f.TimerDeliveryN > 0 {
-				delivery = fmt.Sprintf("timer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d\n", f.TimerDeliveryUS, f.TimerDeliveryN)
-			}
-			_, err = fmt.Fprintf(os.Stdout, "measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s\n%s%s",
-				name, f.Kernel, cpuText(o.CPUs), f.CPUs, float64(m.Run.SimNS)/1e9, o.Seed, orNone(f.Cgroup), delivery, rest)
-			return err
+			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
 		},
 	}
 	h.add(cmd)
@@ -206,18 +194,4 @@ then as at the end, and it says so on stderr.`,
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in FILE")
 	out.flags(cmd, false)
 	return cmd
-}
-
-func cpuText(cpus []int) string {
-	if cpus == nil {
-		return "all"
-	}
-	return host.FormatCPUs(cpus)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none (autogroup)"
-	}
-	return s
 }

@@ -2,37 +2,102 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"schedlab/lab"
 	"schedlab/report"
+	"schedlab/workload"
 )
 
+// simFlags are the command line of a simulation.
+type simFlags struct {
+	policy, features, duration string
+	set, params                []string
+	cpus                       int
+	seed                       uint64
+	check                      bool
+}
+
+func (s *simFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&s.policy, "policy", lab.DefaultPolicy, "scheduling policy (see `schedlab features`)")
+	f.StringVar(&s.features, "features", "", "sched features to set, kernel syntax: NO_START_DEBIT,NEXT_BUDDY")
+	f.StringArrayVar(&s.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable; see `schedlab scenarios`)")
+	f.StringArrayVar(&s.set, "set", nil, "set a tunable or engine parameter: NAME=VALUE (repeatable)")
+	f.IntVar(&s.cpus, "cpus", 1, "number of CPUs")
+	f.StringVar(&s.duration, "duration", "", "simulated time, e.g. 10s or 250ms (default: the file's, else 10s)")
+	f.Uint64Var(&s.seed, "seed", 1, "random seed for the workload's random durations")
+	f.BoolVar(&s.check, "check", false, "verify the engine's and policy's invariants after every event")
+}
+
+// request turns the flags into a typed request for the workload arg; what
+// is wrong with them is an input error that names the flag.
+func (s *simFlags) request(arg string) (lab.Request, error) {
+	var req lab.Request
+	params, err := parseParams(s.params)
+	if err != nil {
+		return req, err
+	}
+	spec, name, err := workload.Load(arg, params)
+	if err != nil {
+		return req, &lab.InputError{Err: err}
+	}
+	if s.cpus < 1 || s.cpus > lab.MaxCPUs {
+		return req, &lab.InputError{Err: fmt.Errorf("--cpus %d: a simulation has 1 to %d CPUs", s.cpus, lab.MaxCPUs)}
+	}
+	req = lab.Request{Spec: spec, Name: name, Policy: s.policy, CPUs: s.cpus, Seed: s.seed, Check: s.check}
+	if s.features != "" {
+		req.Features = strings.Split(s.features, ",")
+	}
+	if req.Tunables, err = lab.ParseTunables(s.policy, s.set); err != nil {
+		return req, &lab.InputError{Err: fmt.Errorf("--set %w", err)}
+	}
+	if s.duration != "" {
+		if req.Duration, err = lab.ParseDuration(s.duration); err != nil {
+			return req, &lab.InputError{Err: fmt.Errorf("--duration: %w", err)}
+		}
+	}
+	return req, nil
+}
+
+// meta is what a trace written by run says about the run.
+func (s *simFlags) meta(workload string) [][2]string {
+	m := [][2]string{{"scenario", workload}, {"policy", s.policy}, {"cpus", strconv.Itoa(s.cpus)}, {"seed", strconv.FormatUint(s.seed, 10)}}
+	if s.features != "" {
+		m = append(m, [2]string{"features", s.features})
+	}
+	if len(s.set) > 0 {
+		m = append(m, [2]string{"set", strings.Join(s.set, ",")})
+	}
+	return m
+}
+
 func runCmd() *cobra.Command {
-	var o lab.Options
+	var s simFlags
 	var asJSON, hist bool
 	var tasks int
-	var params []string
 	var out outputs
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
 		Short: "Simulate a workload and report its latencies",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			o.Workload = a[0]
-			var err error
-			if o.Params, err = parseParams(params); err != nil {
+			req, err := s.request(a[0])
+			if err != nil {
 				return err
 			}
-			if o.Sink, err = out.open(runMeta(a[0], o), o.CPUs); err != nil {
+			if req.Keep, err = out.keep(s.meta(a[0]), s.cpus); err != nil {
 				return err
 			}
-			r, err := lab.Simulate(o)
+			oc, err := lab.Simulate(req)
 			var end int64
-			if r != nil {
-				end = r.SimNS
+			if oc != nil {
+				end = oc.End
 			}
 			if cerr := out.close(end, err); err == nil {
 				err = cerr
@@ -40,26 +105,19 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := out.writeHTML("schedlab run "+a[0], r); err != nil {
+			if err := out.writeHTML("schedlab run "+a[0], oc); err != nil {
 				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(r)
+				return enc.Encode(oc.Report)
 			}
-			return r.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
+			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
 		},
 	}
+	s.add(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.Policy, "policy", lab.DefaultPolicy, "scheduling policy (see `schedlab features`)")
-	f.StringVar(&o.Features, "features", "", "sched features to set, kernel syntax: NO_START_DEBIT,NEXT_BUDDY")
-	f.StringArrayVar(&params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable; see `schedlab scenarios`)")
-	f.StringArrayVar(&o.Set, "set", nil, "set a tunable or engine parameter: NAME=VALUE (repeatable)")
-	f.IntVar(&o.CPUs, "cpus", 1, "number of CPUs")
-	f.StringVar(&o.Duration, "duration", "", "simulated time, e.g. 10s or 250ms (default: the file's, else 10s)")
-	f.Uint64Var(&o.Seed, "seed", 1, "random seed for the workload's random durations")
-	f.BoolVar(&o.Check, "check", false, "verify the engine's and policy's invariants after every event")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")

@@ -44,7 +44,11 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 			o.Log = nil
 			ctx, cancel := hostContext(timeout*time.Duration(runs) + time.Minute)
 			defer cancel()
-			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Set: set, Progress: os.Stderr})
+			tunables, err := lab.ParseTunables(validate.Policy, set)
+			if err != nil {
+				return &lab.InputError{Err: fmt.Errorf("--set %w", err)}
+			}
+			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Set: tunables, Progress: os.Stderr})
 			if err != nil {
 				return hostError(err)
 			}

@@ -1,0 +1,48 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"schedlab/report"
+)
+
+// Page is the HTML report of results run with Options.Figures: for each
+// experiment the table, the claims and their verdicts, bars, CDFs and
+// histograms of the pooled samples, and the first run's timelines.
+func Page(results []*Result) (*report.Page, error) {
+	page := &report.Page{Title: "schedlab reproduce", Subtitle: "The seed experiments: paper beside simulation, with a verdict on every claim"}
+	for _, res := range results {
+		if len(res.figures) != len(res.Rows) {
+			return nil, errors.New("experiment: the results were run without Options.Figures")
+		}
+		c := report.Comparison{ID: res.ID, Title: res.Title, RefName: "paper", SimName: "sim",
+			Paragraphs: []string{fmt.Sprintf("Seed %s: %s.", res.Source, res.Load)},
+			Facts: [][2]string{{"simulated", fmt.Sprintf("%s on %s", res.Scenario, res.Settings)},
+				{"runs", fmt.Sprintf("%d × %s per configuration (seeds 1–%d); the table's figures are means over the runs", res.Runs, res.Duration, res.Runs)}},
+			Samples:      fmt.Sprintf("the samples of all %d runs of each configuration, pooled", res.Runs),
+			TimelineNote: "Run 1 (seed 1) of each configuration.",
+			Metrics:      []string{"max", "avg"}}
+		if len(res.Reconstructions) > 0 {
+			c.Facts = append(c.Facts, [2]string{"reconstructions", strings.Join(res.Reconstructions, ", ") + " (not known to match the original patches)"})
+		}
+		if res.metric == TimerMedian {
+			c.Metrics = []string{"median", "max", "avg"}
+		}
+		for ri, row := range res.Rows {
+			cr := report.ComparisonRow{Config: row.Config, Note: row.Note,
+				Ref:   map[string]*float64{"max": row.Paper.Max, "avg": row.Paper.Avg, "median": row.Paper.P50},
+				Sim:   map[string]*float64{"max": row.Sim.Max, "avg": row.Sim.Avg, "median": row.Sim.P50},
+				Ratio: map[string]*float64{"max": row.Ratio.Max, "avg": row.Ratio.Avg, "median": row.Ratio.P50}}
+			cr.Figures.Timer = res.figures[ri].timer
+			cr.Figures.Timeline = res.figures[ri].timeline
+			c.Rows = append(c.Rows, cr)
+		}
+		for _, cl := range res.Claims {
+			c.Claims = append(c.Claims, report.Claim{Text: cl.Text, Holds: cl.Holds, Detail: cl.Detail})
+		}
+		page.Sections = append(page.Sections, report.ComparisonSection(c))
+	}
+	return page, nil
+}

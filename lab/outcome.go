@@ -1,0 +1,132 @@
+package lab
+
+import (
+	"math"
+	"time"
+
+	"schedlab/analyze"
+	"schedlab/host"
+	"schedlab/report"
+	"schedlab/trace"
+)
+
+// Outcome is what one run came to, whatever produced its events.
+type Outcome struct {
+	// Report is the run's report: the design's JSON keys, and the text.
+	Report *report.Run
+	// Analysis is what the report rounds, with the analysis's counts of
+	// what the stream lacked.
+	Analysis analyze.Report
+	// Timer and Wakeup are the latency samples in ns: kept when asked
+	// (Keep.Samples), and always for a trace or a recording, which are
+	// read whole anyway.
+	Timer, Wakeup []int64
+	// Timeline is the first moments on each CPU (Keep.Timeline).
+	Timeline *analyze.Timeline
+	// End is when the stream ended (ns).
+	End    int64
+	Source Source
+}
+
+// Origin says what produced an outcome's events.
+type Origin uint8
+
+const (
+	Simulation Origin = iota + 1 // the simulator
+	HostKernel                   // the host runner, on this machine's kernel
+	TraceFile                    // a trace a user brought
+)
+
+// Source is where an outcome came from, with the facts of that origin:
+// exactly one of the pointers is set, the one Origin names.
+type Source struct {
+	Origin Origin
+	Sim    *Simulated
+	Host   *Measured
+	Trace  *Traced
+}
+
+// Simulated is a simulation's configuration.
+type Simulated struct{ Config *Config }
+
+// Measured is a run on a real kernel.
+type Measured struct {
+	Recording *host.Recording
+	// Facts are the recording's, with the timer delivery this analysis
+	// measured (the recording itself is left as it was).
+	Facts host.Facts
+	// TimerDelivery is how late the kernel delivered the workload's
+	// timers: expected expiry to the waiter's sched_waking.
+	TimerDelivery analyze.Stats
+	// Trace is what reading the recording found.
+	Trace *analyze.TraceResult
+}
+
+// Traced is a trace file's reading.
+type Traced struct {
+	Path  string
+	Trace *analyze.TraceResult
+}
+
+// attach is the analysis attached to a stream: the analyzer, and what Keep
+// asks besides (a timeline of the first moments, another sink).
+type attach struct {
+	an   *analyze.Analyzer
+	tl   *analyze.TimelineRecorder
+	keep Keep
+}
+
+func newAttach(keep Keep) *attach {
+	a := &attach{an: analyze.New(), keep: keep}
+	if keep.Timeline > 0 {
+		a.tl = analyze.NewTimelineRecorder(int64(keep.Timeline))
+	}
+	return a
+}
+
+// extra is what sees every event besides the analysis (nil: nothing).
+func (a *attach) extra() trace.Sink {
+	var t trace.Tee
+	if a.tl != nil {
+		t = append(t, a.tl)
+	}
+	if a.keep.Sink != nil {
+		t = append(t, a.keep.Sink)
+	}
+	switch len(t) {
+	case 0:
+		return nil
+	case 1:
+		return t[0]
+	}
+	return t
+}
+
+// sink is the analysis and the extras, for a producer that feeds one sink.
+func (a *attach) sink() trace.Sink {
+	if x := a.extra(); x != nil {
+		return trace.Tee{a.an, x}
+	}
+	return a.an
+}
+
+// outcome completes the report whose head (what ran, and how) the
+// producer filled in, from the analysis of the stream that ended at end:
+// the one place where an analysis becomes a report.
+func outcome(head *report.Run, rep analyze.Report, timer, wakeup []int64, tl *analyze.TimelineRecorder, end int64) *Outcome {
+	head.FromAnalysis(rep)
+	o := &Outcome{Report: head, Analysis: rep, Timer: timer, Wakeup: wakeup, End: end}
+	if tl != nil {
+		o.Timeline = tl.Timeline(end)
+	}
+	return o
+}
+
+// engineCost fills the engine figures of a run that took wall time.
+func engineCost(events, traceEvents uint64, wall time.Duration) report.Engine {
+	e := report.Engine{Events: events, TraceEvents: traceEvents, WallMS: float64(wall.Microseconds()) / 1000}
+	if wall > 0 {
+		e.EventsPerS = math.Round(float64(events) / wall.Seconds())
+	}
+	return e
+}

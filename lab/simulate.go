@@ -1,0 +1,63 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"schedlab/report"
+	"schedlab/sim"
+)
+
+// Simulate resolves the request, runs the simulation and reports it.
+func Simulate(req Request) (*Outcome, error) {
+	cfg, err := Resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Simulate(req.Seed, req.Check, req.Keep)
+}
+
+// Simulate runs a resolved configuration.
+func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error) {
+	at := newAttach(keep)
+	eng, err := sim.New(sim.Config{Spec: cfg.Spec, Sched: cfg.Sched, Params: cfg.Params, Duration: cfg.Duration,
+		Seed: seed, Sink: at.sink(), Check: check})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	start := time.Now()
+	end, err := eng.Run()
+	wall := time.Since(start)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("simulation of %s failed: %w", cfg.Name, err)
+	}
+	r := &report.Run{
+		Scenario:        cfg.Name,
+		Policy:          cfg.Sched.Profile.Name,
+		CPUs:            cfg.Sched.NCPU,
+		Features:        cfg.Sched.Features,
+		Tunables:        maps.Clone(cfg.Sched.Tunables),
+		Seed:            seed,
+		SimNS:           end,
+		Warnings:        cfg.Spec.Warnings,
+		Reconstructions: cfg.Sched.Reconstructions(),
+		DefaultFeatures: cfg.Defaults.Features,
+		DefaultTunables: maps.Clone(cfg.Defaults.Tunables),
+		Engine:          engineCost(eng.Events(), eng.TraceEvents(), wall),
+	}
+	maps.Copy(r.Tunables, cfg.Params.Values())
+	maps.Copy(r.DefaultTunables, sim.DefaultParams().Values())
+	var timer, wakeup []int64
+	if keep.Samples {
+		timer, wakeup = at.an.Samples()
+	}
+	o := outcome(r, at.an.Finish(end), timer, wakeup, at.tl, end)
+	o.Source = Source{Origin: Simulation, Sim: &Simulated{Config: cfg}}
+	return o, nil
+}
