@@ -312,4 +312,3 @@ func (e *Engine) balanceInterval() int64 {
 	}
 	return max(1e9/e.p.HZ, int64(len(e.cpus))*1e6)
 }
-
