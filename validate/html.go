@@ -24,7 +24,7 @@ func (r *Result) Page() *report.Page {
 	var claims []report.Claim
 	for _, f := range r.Figures {
 		tab.Rows = append(tab.Rows, []string{f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), f.Verdict})
-		if !f.compared() {
+		if !f.Compared {
 			continue
 		}
 		claims = append(claims, report.Claim{Text: fmt.Sprintf("%s latency %s: the simulation lies inside the host's spread", f.Latency, f.Stat),

@@ -26,7 +26,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "latency\tstat\thost median\t  host min\t  host max\tsimulation\tverdict")
 	for _, fg := range r.Figures {
-		if fg.HostMax == 0 && fg.SimMax == 0 && fg.Sim == 0 {
+		if !fg.Compared {
 			fmt.Fprintf(tw, "%s\t%s\t%11s\t%10s\t%10s\t%10s\t%s\n", fg.Latency, fg.Stat, "-", "-", "-", "-", fg.Verdict)
 			continue
 		}
@@ -152,7 +152,7 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	fmt.Fprintln(w, "| latency | stat | host median | host min | host max | simulation | verdict |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
 	for _, f := range r.Figures {
-		if f.HostMax == 0 && f.SimMax == 0 && f.Sim == 0 {
+		if !f.Compared {
 			fmt.Fprintf(w, "| %s | %s | – | – | – | – | %s |\n", f.Latency, f.Stat, f.Verdict)
 			continue
 		}

@@ -110,6 +110,9 @@ type Figure struct {
 	Sim     report.US `json:"sim_median_us"`
 	SimMin  report.US `json:"sim_min_us"`
 	SimMax  report.US `json:"sim_max_us"`
+	// Compared is true when both sides had samples, so the figure has a
+	// verdict on the model.
+	Compared bool `json:"compared"`
 	// Inside is true when the simulation's median lies within the host's
 	// spread (minimum to maximum over the runs).
 	Inside  bool   `json:"inside"`
@@ -333,6 +336,7 @@ func compare(hostRuns, simRuns []RunStats) []Figure {
 				smed, smin, smax := medMinMax(sv)
 				f.HostMed, f.HostMin, f.HostMax = report.US(hmed), report.US(hmin), report.US(hmax)
 				f.Sim, f.SimMin, f.SimMax = report.US(smed), report.US(smin), report.US(smax)
+				f.Compared = true
 				f.Inside = smed >= hmin && smed <= hmax
 				f.Verdict = verdict(smed, hmed, hmin, hmax)
 			}
@@ -342,13 +346,10 @@ func compare(hostRuns, simRuns []RunStats) []Figure {
 	return out
 }
 
-// compared reports whether a figure had samples on both sides.
-func (f Figure) compared() bool { return !strings.HasPrefix(f.Verdict, "no samples") }
-
 // tally counts the compared figures and those inside the host's spread.
 func tally(figs []Figure) (inside, compared int) {
 	for _, f := range figs {
-		if f.compared() {
+		if f.Compared {
 			compared++
 			if f.Inside {
 				inside++
