@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"schedlab/analyze"
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/trace"
@@ -78,7 +78,7 @@ docs/trace-format.md says and counted in the report's notes (and under
 type outputs struct {
 	tracePath, htmlPath, window string
 
-	file *os.File
+	file *outfile.File
 	tw   *trace.Writer
 }
 
@@ -101,10 +101,13 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 		if err != nil {
 			return k, &lab.InputError{Err: fmt.Errorf("--timeline: %w", err)}
 		}
+		if err := outfile.Check(o.htmlPath); err != nil {
+			return k, &lab.InputError{Err: fmt.Errorf("--html: %w", err)}
+		}
 		k.Samples, k.Timeline = true, d
 	}
 	if o.tracePath != "" {
-		f, err := os.Create(o.tracePath)
+		f, err := outfile.Create(o.tracePath)
 		if err != nil {
 			return k, &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 		}
@@ -115,20 +118,18 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 	return k, nil
 }
 
-// close finishes the trace file; after a failed run it removes it.
+// close finishes the trace file; after a failed run it leaves none.
 func (o *outputs) close(end int64, runErr error) error {
 	if o.tw == nil {
 		return nil
 	}
 	err := o.tw.Close(end)
-	if cerr := o.file.Close(); err == nil {
-		err = cerr
+	if runErr != nil || err != nil {
+		o.file.Abort()
+	} else {
+		err = o.file.Commit()
 	}
-	if runErr != nil {
-		os.Remove(o.tracePath)
-		return nil
-	}
-	if err != nil {
+	if runErr == nil && err != nil {
 		return fmt.Errorf("--trace %s: %w", o.tracePath, err)
 	}
 	return nil
@@ -151,7 +152,7 @@ func writeHTMLFile(path string, page *report.Page) error {
 	if err := report.WriteHTML(&b, page); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := outfile.Write(path, b.Bytes()); err != nil {
 		return &lab.InputError{Err: fmt.Errorf("--html: %w", err)}
 	}
 	return nil

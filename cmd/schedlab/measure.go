@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedlab/host"
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/workload"
@@ -159,6 +160,11 @@ then as at the end, and it says so on stderr.`,
 			if err != nil {
 				return err
 			}
+			if tracePath != "" {
+				if err := outfile.Check(tracePath); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
+				}
+			}
 			rec, err := host.Run(ctx, o)
 			if err != nil {
 				return hostError(err)
@@ -168,7 +174,7 @@ then as at the end, and it says so on stderr.`,
 				return err
 			}
 			if tracePath != "" {
-				if err := os.WriteFile(tracePath, rec.Trace, 0o644); err != nil {
+				if err := outfile.Write(tracePath, rec.Trace); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
 			}

@@ -280,3 +280,44 @@ func TestMeasureNotRoot(t *testing.T) {
 		t.Errorf("as nobody: %v, stdout %q, stderr %q; want exit 2 and the reason", err, o.String(), e.String())
 	}
 }
+
+// An output path that cannot be written is refused before the run starts,
+// so a typo does not cost a measurement; a symbolic link planted by another
+// user is not followed (as root it would overwrite what it points at).
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-dir", "out")
+	for _, c := range [][]string{
+		{"measure", "two-hogs", "--duration", "1s", "--trace", missing},
+		{"measure", "two-hogs", "--duration", "1s", "--html", missing},
+		{"validate", "two-hogs", "--runs", "1", "--duration", "1s", "--markdown", missing},
+		{"run", "two-hogs", "--html", missing},
+		{"run", "two-hogs", "--trace", missing},
+	} {
+		out, errOut, code := schedlab(t, c...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "no-such-dir") || strings.Contains(errOut, "measuring") {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want exit 2 before the run, naming the path", c, code, out, errOut)
+		}
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("root's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "trace.txt")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := schedlab(t, "run", "two-hogs", "--duration", "100ms", "--trace", link)
+	if code != 2 || !strings.Contains(errOut, "owned by uid 65534") {
+		t.Errorf("run --trace through nobody's link: code %d, stderr %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "root's" {
+		t.Errorf("the link's target was overwritten: %q", b)
+	}
+}

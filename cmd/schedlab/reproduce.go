@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedlab/experiment"
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 )
 
@@ -74,7 +75,7 @@ func writeFigures(results []*experiment.Result, htmlPath, svgDir string) error {
 		}
 		for _, sec := range page.Sections {
 			for _, f := range sec.Figures {
-				if err := os.WriteFile(filepath.Join(svgDir, f.Name+".svg"), []byte(f.SVG+"\n"), 0o644); err != nil {
+				if err := outfile.Write(filepath.Join(svgDir, f.Name+".svg"), []byte(f.SVG+"\n")); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--svg: %w", err)}
 				}
 			}

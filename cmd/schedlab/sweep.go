@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/sweep"
@@ -132,29 +134,21 @@ func sweepMergeCmd() *cobra.Command {
 				return &lab.InputError{Err: err}
 			}
 			if svg != "" {
-				f, err := os.Create(svg)
-				if err != nil {
+				var b bytes.Buffer
+				if err := t.WriteSVG(&b); err != nil {
 					return err
 				}
-				if err := t.WriteSVG(f); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return err
+				if err := outfile.Write(svg, b.Bytes()); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--svg: %w", err)}
 				}
 			}
 			if htmlFile != "" {
-				f, err := os.Create(htmlFile)
-				if err != nil {
+				var b bytes.Buffer
+				if err := report.WriteHTML(&b, t.Page(a[0])); err != nil {
 					return err
 				}
-				if err := report.WriteHTML(f, t.Page(a[0])); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return err
+				if err := outfile.Write(htmlFile, b.Bytes()); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--html: %w", err)}
 				}
 			}
 			switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/validate"
 )
@@ -41,6 +42,13 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 			if runs < 1 || runs > 1000 {
 				return &lab.InputError{Err: fmt.Errorf("--runs %d: need 1 to 1000 runs", runs)}
 			}
+			for _, f := range []struct{ flag, path string }{{"html", htmlPath}, {"markdown", mdPath}} {
+				if f.path != "" {
+					if err := outfile.Check(f.path); err != nil {
+						return &lab.InputError{Err: fmt.Errorf("--%s: %w", f.flag, err)}
+					}
+				}
+			}
 			o.Log = nil
 			ctx, cancel := hostContext(timeout*time.Duration(runs) + time.Minute)
 			defer cancel()
@@ -63,7 +71,7 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 				if err := res.WriteMarkdown(&b, title); err != nil {
 					return err
 				}
-				if err := os.WriteFile(mdPath, b.Bytes(), 0o644); err != nil {
+				if err := outfile.Write(mdPath, b.Bytes()); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--markdown: %w", err)}
 				}
 			}
