@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"schedlab/workload"
 )
 
 // PreflightError is a reason the host cannot run a workload, found before
@@ -74,6 +76,35 @@ func Preflight(cpus []int, needGroups bool) (*Setup, error) {
 	}
 	s.ctl = ctl
 	return s, nil
+}
+
+// checkTaskCPUs refuses a workload whose tasks or phases ask for CPUs the
+// host does not have online: sched_setaffinity would fail in the middle of
+// the run.
+func checkTaskCPUs(spec *workload.Spec) error {
+	online, err := OnlineCPUs()
+	if err != nil {
+		return preflight("cannot read the online CPUs: %v", err)
+	}
+	for _, t := range spec.Tasks {
+		check := func(where string, cpus []int) error {
+			for _, c := range cpus {
+				if !slices.Contains(online, c) {
+					return preflight("task %q%s asks for CPU %d, which is not online on this host (online: %s)", t.Name, where, c, FormatCPUs(online))
+				}
+			}
+			return nil
+		}
+		if err := check("", t.Props.CPUs); err != nil {
+			return err
+		}
+		for i, ph := range t.Phases {
+			if err := check(fmt.Sprintf(", phase %d,", i+1), ph.Props.CPUs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Facts are what a measurement should be stored with (host.md: re-check the

@@ -283,3 +283,59 @@ func TestPidsLimit(t *testing.T) {
 		t.Errorf("cleanup not reported:\n%s", w.log.String())
 	}
 }
+
+// A process forked by a thread that runs as another uid starts as that
+// uid and still counts its busy work (the task clock without the kernel).
+func TestProcessForkAsAnotherUID(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("uid.json", []byte(`{"tasks": {
+		"parent": {"uid": 65534, "loop": 3, "sleep": 100000, "fork": "kid"},
+		"kid": {"instance": 0, "process": true, "loop": 1, "run": 1000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	_, m, err := measure(host.Options{Spec: spec, Duration: 500 * time.Millisecond, Seed: 1, Log: &log}, "uid.json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	kids := 0
+	for _, tk := range m.Report.Tasks {
+		if tk.Comm == "kid" && tk.RuntimeMS >= 1 {
+			kids++
+		}
+	}
+	if kids < 3 {
+		t.Errorf("%d kid processes ran their 1 ms; tasks %+v", kids, m.Report.Tasks)
+	}
+}
+
+// A thread that cannot do what the file says fails the run, saying what
+// and how often, instead of a plausible report of another workload.
+func TestWorkerErrorFailsRun(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("nice.json", []byte(`{"tasks": {"a": {"uid": 65534, "phases": {
+		"p0": {"run": 100, "sleep": 1000}, "p1": {"priority": -10, "run": 100, "sleep": 1000}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = measure(host.Options{Spec: spec, Duration: 300 * time.Millisecond, Seed: 1}, "nice.json")
+	if err == nil || !strings.Contains(err.Error(), "did not run as written: nice -10: Permission denied (") {
+		t.Errorf("got %v, want the run to fail on the refused nice", err)
+	}
+}
+
+// A task pinned to a CPU the host lacks is refused before anything starts.
+func TestTaskCPUsCheckedFirst(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("pin.json", []byte(`{"tasks": {"a": {"cpus": [4095], "run": 1000, "sleep": 1000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	_, err = host.Run(context.Background(), host.Options{Spec: spec, Duration: time.Second, Log: &log})
+	var pe *host.PreflightError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), `task "a" asks for CPU 4095`) || strings.Contains(log.String(), "measuring") {
+		t.Errorf("got %v (log %q), want a preflight error naming the task and the CPU", err, log.String())
+	}
+}

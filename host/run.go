@@ -115,6 +115,9 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTaskCPUs(o.Spec); err != nil {
+		return nil, err
+	}
 	ctl := setup.ctl
 	for _, d := range setup.Did {
 		fmt.Fprintf(logw, "schedlab: %s\n", d)
@@ -230,19 +233,14 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		return res, fmt.Errorf("starting the workload: %w", err)
 	}
 	res.RootPID = proc.Pid
-	var workerErrs []string
-	var errMu sync.Mutex
+	var workerErrs lineCounter
 	var errWG sync.WaitGroup
 	errWG.Add(1)
 	go func() {
 		defer errWG.Done()
 		sc := bufio.NewScanner(errR)
 		for sc.Scan() {
-			errMu.Lock()
-			if len(workerErrs) < 20 {
-				workerErrs = append(workerErrs, sc.Text())
-			}
-			errMu.Unlock()
+			workerErrs.add(strings.TrimPrefix(sc.Text(), "schedlab host worker: "))
 		}
 		errR.Close()
 	}()
@@ -314,7 +312,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		res.Facts.StealPct = 100 * float64(steal1-steal0) / float64(dt)
 	}
 	errWG.Wait()
-	res.WorkerErrors = workerErrs
+	res.WorkerErrors = workerErrs.lines()
 	if cause != nil {
 		return res, &InterruptedError{Cause: cause}
 	}
@@ -322,13 +320,60 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		return res, err
 	}
 	if rootStatus.Exited() && rootStatus.ExitStatus() == exitSetup {
-		return res, fmt.Errorf("the workload could not start: %s", strings.Join(workerErrs, "; "))
+		return res, fmt.Errorf("the workload could not start: %s", strings.Join(res.WorkerErrors, "; "))
+	}
+	if len(res.WorkerErrors) > 0 {
+		// A thread that could not start, set what it was given, or count
+		// its work leaves a recording of another workload than the file's.
+		return res, fmt.Errorf("the workload did not run as written: %s", strings.Join(res.WorkerErrors, "; "))
 	}
 	res.Overrun, res.Dropped = inst.lost()
 	if res.Trace, err = inst.read(); err != nil {
 		return res, fmt.Errorf("reading the trace: %w", err)
 	}
 	return res, nil
+}
+
+// lineCounter keeps the distinct lines the worker wrote, the first 20 in
+// their order, with how often each came: a failing event repeats in every
+// loop of every thread.
+type lineCounter struct {
+	mu    sync.Mutex
+	order []string
+	n     map[string]int
+	more  int // lines beyond the first 20 distinct ones
+}
+
+func (c *lineCounter) add(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	if _, seen := c.n[line]; !seen {
+		if len(c.order) == 20 {
+			c.more++
+			return
+		}
+		c.order = append(c.order, line)
+	}
+	c.n[line]++
+}
+
+func (c *lineCounter) lines() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, l := range c.order {
+		if n := c.n[l]; n > 1 {
+			l = fmt.Sprintf("%s (%d times)", l, n)
+		}
+		out = append(out, l)
+	}
+	if c.more > 0 {
+		out = append(out, fmt.Sprintf("and %d more line(s)", c.more))
+	}
+	return out
 }
 
 // tempFile writes b to an unlinked temporary file, which the workload's

@@ -130,9 +130,6 @@ func AnalyzeRecording(rec *host.Recording, name string, keep Keep) (*Outcome, er
 	if rec.Facts.StealPct > 1 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("steal time was %.1f%% of the run (host.md §10 advises discarding runs above 1%%)", rec.Facts.StealPct))
 	}
-	for _, e := range rec.WorkerErrors {
-		r.Warnings = append(r.Warnings, "worker: "+e)
-	}
 	fa := m.Facts
 	r.Headline = fmt.Sprintf("measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s",
 		name, fa.Kernel, cpuText(rec.CPUs), fa.CPUs, float64(r.SimNS)/1e9, rec.Seed, orNone(fa.Cgroup))
