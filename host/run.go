@@ -73,7 +73,8 @@ type Recording struct {
 }
 
 // InterruptedError is a run stopped by its context (a signal, a timeout)
-// before its end. Cleanup says what was undone.
+// before its end. Cleanup says what was undone; the Recording returned
+// with it holds what was recorded until then.
 type InterruptedError struct {
 	Cause   error
 	Cleanup []string
@@ -314,6 +315,10 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	errWG.Wait()
 	res.WorkerErrors = workerErrs.lines()
 	if cause != nil {
+		// What was recorded until the signal is kept, as perf and
+		// cyclictest keep theirs: the caller may report it, marked.
+		res.Overrun, res.Dropped = inst.lost()
+		res.Trace, _ = inst.read()
 		return res, &InterruptedError{Cause: cause}
 	}
 	if err := cg.limitsReached(o.Limits); err != nil {

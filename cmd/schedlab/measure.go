@@ -166,6 +166,16 @@ then as at the end, and it says so on stderr.`,
 				}
 			}
 			rec, err := host.Run(ctx, o)
+			var ie *host.InterruptedError
+			if errors.As(err, &ie) && len(rec.Trace) > 0 {
+				// Report what was recorded until the signal, marked, and
+				// still fail: the run did not end as asked.
+				if oc, aerr := lab.AnalyzeRecording(rec, name, lab.Keep{}); aerr == nil {
+					oc.Report.Warnings = append([]string{fmt.Sprintf("interrupted (%v) after %.3f s of %v: this covers what was recorded until then",
+						ie.Cause, float64(oc.Report.SimNS)/1e9, o.Duration)}, oc.Report.Warnings...)
+					oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
+				}
+			}
 			if err != nil {
 				return hostError(err)
 			}

@@ -112,6 +112,10 @@ func TestMeasureInterrupted(t *testing.T) {
 			if left := runPaths(pid); len(left) > 0 {
 				t.Errorf("left behind: %v", left)
 			}
+			// What was recorded until then is reported, marked.
+			if out := cmd.Stdout.(*bytes.Buffer).String(); !strings.Contains(out, "measured make-j10 on the host") || !strings.Contains(out, "warning: interrupted (") {
+				t.Errorf("stdout lacks the report of what was recorded:\n%s", out)
+			}
 			msg := e.String()
 			want := []string{"interrupted (" + c.cause, "killed and reaped", "removed tracefs instance " + inst}
 			for _, p := range during {
