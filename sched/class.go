@@ -3,11 +3,12 @@
 //
 // A policy is a kernel scheduling class: it owns its run-queue state and
 // answers the hooks the kernel's core scheduler calls (enqueue, dequeue, pick
-// next, put prev, wakeup preemption, tick, fork, yield). The engine owns
-// time, CPUs, tasks and timers, and reaches a policy only through Class. A
-// kernel generation is a Profile: a constructor plus the features and
-// tunables that generation had, with their defaults. Profiles register
-// themselves with Register, so adding one touches no engine code.
+// next, put prev, wakeup preemption, tick, fork, yield, migration, exit),
+// each given the run queues it acts on. The engine owns time, CPUs, tasks
+// and timers, and reaches a policy only through Class. A kernel generation
+// is a Profile: a constructor plus the features and tunables that
+// generation had, with their defaults. Profiles register themselves with
+// Register, so adding one touches no engine code.
 //
 // The package also holds what every fair class shares: the nice-to-weight
 // tables and the kernel's fixed-point arithmetic.
@@ -125,7 +126,10 @@ const (
 )
 
 // RQ is the engine's side of one CPU's run queue: what a class may ask of
-// the core scheduler.
+// the core scheduler. The engine passes it to every hook that acts on that
+// CPU. A handle is good for the call it is passed to: a class never keeps
+// one for a later call (the engine may hand it a different value next time),
+// so whatever a hook does to a CPU it does through an RQ it was given.
 type RQ interface {
 	CPU() int
 	// Now is the current time in ns (the kernel's freshly updated rq->clock).
@@ -146,45 +150,73 @@ type RQ interface {
 
 // Class is a scheduling class: the kernel's struct sched_class, restricted to
 // the hooks a fair class needs. All calls for one run come from one goroutine
-// in time order.
+// in time order. Every hook that acts on a CPU's run queue is given that
+// CPU's RQ; the task it names is on (or moving between) the RQs it is given.
+// "Queued" below is the engine's view: a task is queued on a CPU from its
+// Enqueue there to its Dequeue, running or waiting. A class may keep an
+// entity in its own queues after Dequeue (EEVDF's delayed dequeue) as long
+// as PickNext does not return the task before its next Enqueue.
 type Class interface {
-	// TaskNew is called once when a task is created, before Fork, so the
-	// class can attach its per-task state. parent is nil for the workload's
-	// initial tasks.
+	// TaskNew attaches the class's per-task state (t.Sched) to a task
+	// being created (__sched_fork). It is called once per task, before
+	// Fork; t.CPU already names the CPU the engine chose for it, and t is
+	// on no queue. parent is nil for the workload's initial tasks.
 	TaskNew(t, parent *Task)
-	// Fork places a new task (task_fork). rq is the CPU the parent runs
-	// on; the child is not queued yet. parent may be nil.
-	Fork(rq RQ, parent, child *Task)
-	// Enqueue makes t runnable on rq (enqueue_task).
+	// Fork places a new task before its first enqueue (task_fork; 2.6.24's
+	// task_new). rq is the CPU the parent runs on (this_rq(); parent is
+	// rq.Curr()), dst the CPU the engine chose for the child (child.CPU ==
+	// dst.CPU()); for a task without a parent both are the child's CPU.
+	// The child is not queued: the engine's next calls for it are
+	// Enqueue(dst, child, 0) and, if dst is busy, CheckPreempt(dst, child,
+	// WFFork).
+	Fork(rq, dst RQ, parent, child *Task)
+	// Enqueue makes t runnable on rq (enqueue_task): t is not queued and
+	// t.CPU == rq.CPU(); afterwards it is queued on rq, and on no other
+	// CPU, until its Dequeue. flags is 0 for a new task or one moved by
+	// the engine, EnqueueWakeup for a wakeup on its own CPU, and
+	// EnqueueWakeup|EnqueueWaking for a wakeup that MigrateTask moved.
 	Enqueue(rq RQ, t *Task, flags int)
-	// Dequeue removes t from rq (dequeue_task).
+	// Dequeue takes t, queued on rq, off it (dequeue_task). DequeueSleep:
+	// t blocks or exits; it is rq.Curr(), inside schedule(), and PutPrev(rq,
+	// t) follows. Flags 0: the engine moves the waiting task t to another
+	// CPU; MigrateTask(rq, dst, t, false) and Enqueue(dst, t, 0) follow.
 	Dequeue(rq RQ, t *Task, flags int)
-	// CheckPreempt decides whether the woken or new task t should preempt
-	// rq's running task (check_preempt_curr), calling rq.Resched if so.
+	// CheckPreempt decides whether t, just enqueued on rq by a wakeup or
+	// a fork (WFFork) or a move, should preempt rq.Curr(), which is not
+	// nil (check_preempt_curr), and calls rq.Resched if so.
 	CheckPreempt(rq RQ, t *Task, wakeFlags int)
-	// PutPrev returns the running task prev to the queue before a pick
-	// (put_prev_task); prev may have been dequeued already.
+	// PutPrev returns rq's running task prev (prev == rq.Curr()) to the
+	// class before a pick (put_prev_task): prev is still queued if it is
+	// runnable, or has just been dequeued with DequeueSleep. PickNext(rq)
+	// always follows, before any other hook on rq.
 	PutPrev(rq RQ, prev *Task)
-	// PickNext chooses and sets the next task to run, nil if none
-	// (pick_next_task; includes set_next_entity).
+	// PickNext chooses and sets the next task to run on rq, one queued on
+	// rq (possibly the previous task again), or nil to leave rq idle
+	// (pick_next_task, set_next_entity included). rq.Curr() still returns
+	// the previous task during the call; the engine switches afterwards.
 	PickNext(rq RQ) *Task
-	// Tick is the periodic scheduler tick for rq's running task
-	// (task_tick); queued is true when it comes from the hrtick timer.
+	// Tick is the scheduler tick for rq's running task curr (task_tick;
+	// curr == rq.Curr()): the periodic tick, or with queued true the
+	// hrtick the class armed through rq.StartHRTick.
 	Tick(rq RQ, curr *Task, queued bool)
-	// Yield is sched_yield() from the running task.
+	// Yield is sched_yield() from rq's running task curr (yield_task);
+	// the engine reschedules rq after it.
 	Yield(rq RQ, curr *Task)
-	// SetNice changes t's weight (set_user_nice): the class dequeues and
+	// SetNice changes t's weight (set_user_nice); t.CPU == rq.CPU(), and
+	// t may be running, waiting or asleep. The class dequeues and
 	// re-enqueues a queued task itself and may call rq.Resched.
 	SetNice(rq RQ, t *Task, nice int)
-	// TaskDead is called after an exiting task's final dequeue.
-	TaskDead(t *Task)
-	// MigrateTask moves t's state to CPU to (migrate_task_rq). t is not
-	// queued: either it is asleep and being woken onto another CPU
-	// (wakeup true; the engine then enqueues it there with
-	// EnqueueWakeup|EnqueueWaking), or the engine has just dequeued it
-	// with flags 0 to move it (load balancing) and will enqueue it there
-	// with flags 0. t.CPU still names the old CPU during the call.
-	MigrateTask(t *Task, to int, wakeup bool)
+	// TaskDead releases an exited task (task_dead). t was dequeued with
+	// DequeueSleep on rq, its last CPU (t.CPU == rq.CPU()), and rq has
+	// switched away from it; no hook names t again.
+	TaskDead(rq RQ, t *Task)
+	// MigrateTask moves t's state from src to dst (set_task_cpu →
+	// migrate_task_rq). t is not queued, and t.CPU == src.CPU() !=
+	// dst.CPU() during the call. With wakeup, t is asleep on src and
+	// being woken onto dst: Enqueue(dst, t, EnqueueWakeup|EnqueueWaking)
+	// follows. Otherwise the engine has just dequeued the waiting t from
+	// src with flags 0 (load balancing), and Enqueue(dst, t, 0) follows.
+	MigrateTask(src, dst RQ, t *Task, wakeup bool)
 }
 
 // Checker is implemented by classes that can verify their own invariants
@@ -192,7 +224,8 @@ type Class interface {
 // after every event when checking is on.
 type Checker interface {
 	// CheckInvariants returns an error describing the first broken
-	// invariant. runnable lists, per CPU, the tasks the engine believes
-	// are runnable there (running or waiting).
-	CheckInvariants(runnable [][]*Task) error
+	// invariant. now is the current time (every CPU's clock); runnable
+	// lists, per CPU, the tasks the engine believes are runnable there
+	// (running or waiting).
+	CheckInvariants(now int64, runnable [][]*Task) error
 }

@@ -78,7 +78,7 @@ func (e *Engine) checkInvariants() error {
 		}
 	}
 	if e.checker != nil {
-		return e.checker.CheckInvariants(runnable)
+		return e.checker.CheckInvariants(e.now, runnable)
 	}
 	return nil
 }

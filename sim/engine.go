@@ -350,7 +350,7 @@ func (e *Engine) schedule(c *CPU) {
 			e.switchIn(c, next)
 		}
 		if prev != nil && prev.state == stDead {
-			e.class.TaskDead(&prev.st)
+			e.class.TaskDead(c, &prev.st)
 			e.live--
 			// Release it: a long run forks hundreds of thousands.
 			e.deadRuntime += prev.runtime
@@ -435,7 +435,7 @@ func (e *Engine) start(t *Task) {
 	c := e.cpus[t.st.CPU]
 	c.sync()
 	e.emitFork(c, nil, t)
-	e.class.Fork(c, nil, &t.st)
+	e.class.Fork(c, c, nil, &t.st)
 	e.live++
 	e.wakeUpNew(t, nil)
 }
@@ -454,7 +454,7 @@ func (e *Engine) fork(parent *Task) {
 	e.class.TaskNew(&child.st, &parent.st)
 	c := e.cpus[parent.st.CPU]
 	e.emitFork(c, parent, child)
-	e.class.Fork(c, &parent.st, &child.st)
+	e.class.Fork(c, e.cpus[child.st.CPU], &parent.st, &child.st)
 	// The SIGEV_THREAD callback runs in this new thread.
 	child.resumeMark, parent.forkMark = parent.forkMark, mark{}
 	e.live++
@@ -491,7 +491,7 @@ func (e *Engine) wakeUp(t *Task, src sched.WakeSource, waker *Task) {
 	if to := e.selectWakeCPU(t, waker); to != t.st.CPU {
 		dst := e.cpus[to]
 		dst.sync()
-		e.class.MigrateTask(&t.st, to, true)
+		e.class.MigrateTask(c, dst, &t.st, true)
 		e.emitMigrate(dst, t, t.st.CPU)
 		t.st.CPU = to
 		c = dst

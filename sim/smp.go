@@ -176,7 +176,7 @@ func (e *Engine) migrate(t *Task, dst *CPU, check bool) {
 	src.sync()
 	dst.sync()
 	e.rqDel(src, t, 0)
-	e.class.MigrateTask(&t.st, dst.id, false)
+	e.class.MigrateTask(src, dst, &t.st, false)
 	e.emitMigrate(dst, t, src.id)
 	t.st.CPU = dst.id
 	e.rqAdd(dst, t, 0)

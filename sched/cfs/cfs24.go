@@ -159,7 +159,6 @@ func New24(cfg *sched.Config) (sched.Class, error) {
 // rq returns env's fair run queue with its clock refreshed.
 func (c *CFS24) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
-	r.env = env
 	r.clock = uint64(env.Now())
 	return r
 }
@@ -422,17 +421,15 @@ func (c *CFS24) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	}
 }
 
-// Fork implements sched.Class as task_new_fair (§2.13): the child is placed
-// on its own queue with no regard for its old vruntime, child_runs_first
-// hands it the parent's earlier position, and the parent is always
-// rescheduled. The engine's Enqueue(0) and CheckPreempt(WFFork) follow.
-func (c *CFS24) Fork(env sched.RQ, parent, child *sched.Task) {
-	r := c.cpus[child.CPU]
-	r.clock = uint64(env.Now())
-	here := child.CPU == env.CPU()
-	if here {
-		r.env = env
-	}
+// Fork implements sched.Class as task_new_fair (§2.13), which 2.6.24 runs on
+// the child's run queue, dst: the child is placed on its own queue with no
+// regard for its old vruntime, child_runs_first hands it the parent's
+// earlier position when both share a CPU, and dst's running task (the
+// parent, when they share it) is always rescheduled. The engine's
+// Enqueue(dst, 0) and CheckPreempt(dst, WFFork) follow.
+func (c *CFS24) Fork(env, dst sched.RQ, parent, child *sched.Task) {
+	c.rq(dst)
+	here := dst.CPU() == env.CPU()
 	se := taskSE(child)
 	q := se.q
 	// The parent is curr of the child's queue when both share a group
@@ -446,10 +443,7 @@ func (c *CFS24) Fork(env sched.RQ, parent, child *sched.Task) {
 	if c.childRunsFirst && here && curr != nil && curr.vruntime < se.vruntime {
 		curr.vruntime, se.vruntime = se.vruntime, curr.vruntime
 	}
-	// A CPU never seen yet is idle, and the engine reschedules it anyway.
-	if r.env != nil {
-		r.env.Resched()
-	}
+	dst.Resched()
 }
 
 // Yield implements sched.Class (§2.14).
@@ -465,20 +459,21 @@ func (c *CFS24) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	setNice(c, env, t, nice)
 }
 
-// TaskDead implements sched.Class.
-func (c *CFS24) TaskDead(t *sched.Task) {}
+// TaskDead implements sched.Class: nothing outlives the final dequeue.
+func (c *CFS24) TaskDead(env sched.RQ, t *sched.Task) {}
 
 // MigrateTask implements sched.Class. 2.6.24 keeps vruntimes absolute and
 // shifts a moving task by the difference of the two queues' min_vruntime in
-// set_task_cpu, whether it sleeps or was queued (§2.6).
-func (c *CFS24) MigrateTask(t *sched.Task, to int, wakeup bool) {
+// set_task_cpu, whether it sleeps or was queued (§2.6): it keeps its
+// distance from min_vruntime, now dst's.
+func (c *CFS24) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)
 	old := se.q
-	se.q, se.parent = c.queueOf(t, to)
+	se.q, se.parent = c.queueOf(t, dst.CPU())
 	se.vruntime += se.q.minV - old.minV
 }
 
 // CheckInvariants implements sched.Checker.
-func (c *CFS24) CheckInvariants(runnable [][]*sched.Task) error {
+func (c *CFS24) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 	return checkQueues(c.cpus, c.groupList, runnable)
 }

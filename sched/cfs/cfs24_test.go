@@ -12,14 +12,16 @@ import (
 	"schedlab/workload"
 )
 
-// rq24 is a one-CPU run queue whose clock and running task a test drives.
+// rq24 is a run queue whose clock and running task a test drives (CPU 0
+// unless cpu says otherwise).
 type rq24 struct {
+	cpu     int
 	now     int64
 	curr    *sched.Task
 	resched bool
 }
 
-func (r *rq24) CPU() int           { return 0 }
+func (r *rq24) CPU() int           { return r.cpu }
 func (r *rq24) Now() int64         { return r.now }
 func (r *rq24) Curr() *sched.Task  { return r.curr }
 func (r *rq24) Resched()           { r.resched = true }
@@ -46,11 +48,16 @@ func (r *rq24) schedule(c *CFS24) {
 
 func newClass24(t *testing.T, feats map[string]bool, set map[string]int64) *CFS24 {
 	t.Helper()
+	return newClass24N(t, 1, feats, set)
+}
+
+func newClass24N(t *testing.T, ncpu int, feats map[string]bool, set map[string]int64) *CFS24 {
+	t.Helper()
 	prof, err := sched.Lookup("cfs-2.6.24")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := prof.NewConfig(1, feats, set)
+	cfg, err := prof.NewConfig(ncpu, feats, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +74,7 @@ func start24(c *CFS24, rq *rq24, uid, nice int) *sched.Task {
 	nextPID++
 	t := &sched.Task{PID: nextPID, Comm: "t", UID: uid, Nice: nice}
 	c.TaskNew(t, nil)
-	c.Fork(rq, nil, t)
+	c.Fork(rq, rq, nil, t)
 	c.Enqueue(rq, t, 0)
 	return t
 }
@@ -216,7 +223,7 @@ func TestPlaceFork2624(t *testing.T) {
 		child := &sched.Task{PID: 2}
 		c.TaskNew(child, parent)
 		taskSE(child).vruntime = minV + uint64(old)
-		c.Fork(rq, parent, child)
+		c.Fork(rq, rq, parent, child)
 		if got := taskSE(child).vruntime; got != minV+10000000 {
 			t.Errorf("old vruntime min_v%+d: child placed at min_v%+d, want min_v+10000000", old, int64(got-minV))
 		}
@@ -269,6 +276,29 @@ func TestWakeupPreemptGran2624(t *testing.T) {
 	}
 }
 
+// task_new_fair runs on the child's run queue: a child the engine places on
+// another CPU, one the class has never been given, is placed on that CPU's
+// queue and reschedules that CPU's task, while the parent, on its own
+// CPU, keeps its vruntime and is not rescheduled.
+func TestForkOntoAnotherCPU2624(t *testing.T) {
+	c := newClass24N(t, 2, noUserSched, map[string]int64{ChildRunsFirst: 1})
+	rq0 := &rq24{}
+	parent := start24(c, rq0, 0, 0)
+	rq0.schedule(c)
+	rq0.advance(c, 30000000)
+	pv := taskSE(parent).vruntime
+	child := &sched.Task{PID: 2, CPU: 1}
+	c.TaskNew(child, parent)
+	rq1 := &rq24{cpu: 1, now: rq0.now}
+	c.Fork(rq0, rq1, parent, child)
+	if !rq1.resched || rq0.resched {
+		t.Errorf("need_resched: child's CPU %v, parent's CPU %v; want true, false", rq1.resched, rq0.resched)
+	}
+	if taskSE(child).q != &c.cpus[1].root || taskSE(parent).vruntime != pv {
+		t.Errorf("child not on CPU 1's queue, or the parent's vruntime moved (%d → %d)", pv, taskSE(parent).vruntime)
+	}
+}
+
 func TestForkReschedAndChildRunsFirst2624(t *testing.T) {
 	for _, crf := range []int64{0, 1} {
 		c := newClass24(t, nil, map[string]int64{ChildRunsFirst: crf})
@@ -280,7 +310,7 @@ func TestForkReschedAndChildRunsFirst2624(t *testing.T) {
 		q := taskSE(parent).q
 		child := &sched.Task{PID: 2}
 		c.TaskNew(child, parent)
-		c.Fork(rq, parent, child)
+		c.Fork(rq, rq, parent, child)
 		if !rq.resched {
 			t.Errorf("child_runs_first=%d: fork did not set need_resched", crf)
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // CheckInvariants implements sched.Checker.
-func (c *CFS) CheckInvariants(runnable [][]*sched.Task) error {
+func (c *CFS) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 	return checkQueues(c.cpus, c.groupList, runnable)
 }
 

@@ -44,11 +44,11 @@ type cfsRQ struct {
 	lastMinV uint64 // min_vruntime at the last invariant check
 }
 
-// cpuRQ is the fair part of one CPU's rq.
+// cpuRQ is the fair part of one CPU's rq. The engine's side of it (the
+// sched.RQ) is not kept: each hook is given it.
 type cpuRQ struct {
 	root  cfsRQ
 	clock uint64 // rq->clock as the fair class last saw it
-	env   sched.RQ
 }
 
 // groupState is a task group's entities and queues, one per CPU.
@@ -120,7 +120,6 @@ func New(cfg *sched.Config) (sched.Class, error) {
 // (update_rq_clock), as every core-scheduler entry point does.
 func (c *CFS) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
-	r.env = env
 	r.clock = uint64(env.Now())
 	return r
 }
@@ -305,7 +304,7 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 // Enqueue implements sched.Class (enqueue_task_fair, §10.4). Every group
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
-	r := c.rq(env)
+	c.rq(env)
 	if flags&sched.EnqueueWakeup != 0 {
 		c.markWakeup(taskSE(t), t.Wake)
 	}
@@ -316,13 +315,13 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 		c.enqueueEntity(x.q, x, flags)
 		flags = sched.EnqueueWakeup
 	}
-	c.hrtickUpdate(r)
+	c.hrtickUpdate(env)
 }
 
 // Dequeue implements sched.Class (dequeue_task_fair, §10.6). A group whose
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
-	r := c.rq(env)
+	c.rq(env)
 	if flags&sched.DequeueSleep != 0 {
 		clearMarks(taskSE(t))
 	}
@@ -333,7 +332,7 @@ func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 		}
 		flags |= sched.DequeueSleep
 	}
-	c.hrtickUpdate(r)
+	c.hrtickUpdate(env)
 }
 
 // wakeupGran is the wakeup granularity in se's virtual time (§14.1): a
@@ -500,7 +499,7 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 		c.setNextEntity(q, se)
 		q = se.my
 	}
-	c.hrtickStart(r, se.task)
+	c.hrtickStart(env, se.task)
 	return se.task
 }
 
@@ -525,7 +524,7 @@ func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 
 // Tick implements sched.Class (task_tick_fair, §17.1).
 func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
-	r := c.rq(env)
+	c.rq(env)
 	if se := taskSE(curr); se.startNice && c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q)
 		if se.sumExec-se.sumAtFork > c.schedSlice(se.q, se) {
@@ -546,7 +545,7 @@ func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 			continue
 		}
 		if q.nr > 1 || !c.wakeupPreempt {
-			c.checkPreemptTick(r, q, x)
+			c.checkPreemptTick(env, q, x)
 		}
 	}
 }
@@ -554,11 +553,11 @@ func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 // checkPreemptTick is §17.2: end the slice when its wall-clock share is
 // used up, or (after min_granularity) when curr is further right of the
 // leftmost than a slice.
-func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
+func (c *CFS) checkPreemptTick(env sched.RQ, q *cfsRQ, curr *entity) {
 	ideal := c.arch.Ulong(c.schedSlice(q, curr))
 	ran := c.arch.Ulong(curr.sumExec - curr.prevSum)
 	if ran > ideal {
-		r.env.Resched()
+		env.Resched()
 		clearBuddies(curr)
 		return
 	}
@@ -574,7 +573,7 @@ func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
 	// slice in curr's virtual time, compared signed.
 	if c.rfc.cptFix {
 		if delta > int64(c.arch.CalcDeltaFair(ideal, &curr.load)) {
-			r.env.Resched()
+			env.Resched()
 		}
 		return
 	}
@@ -590,13 +589,13 @@ func (c *CFS) checkPreemptTick(r *cpuRQ, q *cfsRQ, curr *entity) {
 		over = delta > int64(ideal)
 	}
 	if over {
-		r.env.Resched()
+		env.Resched()
 	}
 }
 
-// hrtickStart arms the high-resolution slice timer for p (hrtick_start_fair,
-// §17.4) if HRTICK is on and p's queue has company.
-func (c *CFS) hrtickStart(r *cpuRQ, p *sched.Task) {
+// hrtickStart arms env's high-resolution slice timer for p, queued on env
+// (hrtick_start_fair, §17.4), if HRTICK is on and p's queue has company.
+func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
 	if !c.hrtick {
 		return
 	}
@@ -610,40 +609,41 @@ func (c *CFS) hrtickStart(r *cpuRQ, p *sched.Task) {
 	delta := int64(slice) - int64(ran)
 	// At pick time the CPU still runs prev, so a freshly picked task
 	// gets at least 10 µs, as in the kernel.
-	running := r.env.Curr() == p
+	running := env.Curr() == p
 	if delta < 0 {
 		if running {
-			r.env.Resched()
+			env.Resched()
 		}
 		return
 	}
 	if !running {
 		delta = max(10000, delta)
 	}
-	r.env.StartHRTick(delta)
+	env.StartHRTick(delta)
 }
 
-// hrtickUpdate re-arms the hrtick after the load changed, while the queue is
-// small enough that slices are not all min_granularity (hrtick_update).
-func (c *CFS) hrtickUpdate(r *cpuRQ) {
+// hrtickUpdate re-arms env's hrtick after its load changed, while the queue
+// is small enough that slices are not all min_granularity (hrtick_update).
+func (c *CFS) hrtickUpdate(env sched.RQ) {
 	if !c.hrtick {
 		return
 	}
-	curr := r.env.Curr()
+	curr := env.Curr()
 	if curr == nil || curr.Sched == nil {
 		return
 	}
 	if taskSE(curr).q.nr < c.nrLatency {
-		c.hrtickStart(r, curr)
+		c.hrtickStart(env, curr)
 	}
 }
 
 // Fork implements sched.Class (task_fork_fair, §12.2): the child starts
-// from the parent's vruntime, placed no earlier than START_DEBIT allows, and
-// is stored relative to the queue until wake_up_new_task enqueues it.
-func (c *CFS) Fork(env sched.RQ, parent, child *sched.Task) {
+// from the parent's vruntime on the parent's queue (env is the parent's
+// CPU), placed no earlier than START_DEBIT allows, and is stored relative
+// to that queue until wake_up_new_task enqueues it on dst, which adds dst's
+// min_vruntime back.
+func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	r := c.cpus[env.CPU()]
-	r.env = env
 	if !c.staleForkClock {
 		r.clock = uint64(env.Now())
 	}
@@ -691,19 +691,20 @@ func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	setNice(c, env, t, nice)
 }
 
-// TaskDead implements sched.Class.
-func (c *CFS) TaskDead(t *sched.Task) {}
+// TaskDead implements sched.Class: nothing outlives the final dequeue.
+func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {}
 
 // MigrateTask implements sched.Class. A waking sleeper's vruntime is made
-// relative to the queue it slept on (task_waking_fair), so that the enqueue
-// with ENQUEUE_WAKING places it at the same distance from the new queue's
+// relative to the queue it slept on, src's (task_waking_fair), so that the
+// enqueue with ENQUEUE_WAKING places it at the same distance from dst's
 // min_vruntime; a task dequeued for a move is already relative (§10.2).
-func (c *CFS) MigrateTask(t *sched.Task, to int, wakeup bool) {
+// Afterwards its entity belongs to dst's queue of its group.
+func (c *CFS) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)
 	if wakeup {
 		se.vruntime -= se.q.minV
 	}
-	se.q, se.parent = c.queueOf(t.Group, to)
+	se.q, se.parent = c.queueOf(t.Group, dst.CPU())
 }
 
 // MinVruntime returns the root queue's min_vruntime on cpu (for tests and

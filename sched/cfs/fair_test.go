@@ -210,7 +210,7 @@ func TestForkPlacement(t *testing.T) {
 		base := q.minV
 		taskSE(parent).vruntime = base + 500000
 		child := newTask(cl, 0)
-		cl.Fork(rq, parent, child)
+		cl.Fork(rq, rq, parent, child)
 		// The child is stored relative to min_vruntime until it is enqueued.
 		if got := int64(taskSE(child).vruntime); got != c.childOff {
 			t.Errorf("%s: child at min_vruntime%+d, want %+d", c.name, got, c.childOff)
@@ -242,7 +242,7 @@ func TestForkClock(t *testing.T) {
 		v0 := taskSE(parent).vruntime
 		rq.now = 300000 // the parent ran 300 µs since it was picked
 		child := newTask(cl, 0)
-		cl.Fork(rq, parent, child)
+		cl.Fork(rq, rq, parent, child)
 		if got := taskSE(parent).vruntime - v0; got != c.want {
 			t.Errorf("%s: parent charged %d ns at fork, want %d", c.policy, got, c.want)
 		}

@@ -20,7 +20,7 @@ func forkUnderLoad(t *testing.T, feats map[string]bool) (child int64, parentW, c
 	taskSE(parent).marks.wakeTimer = true // woken by a timer, as glibc's SIGEV_THREAD helper
 	_ = ts
 	c := newTask(cl, 0)
-	cl.Fork(rq, parent, c)
+	cl.Fork(rq, rq, parent, c)
 	cl.Enqueue(rq, c, 0)
 	return int64(taskSE(c).vruntime - q.minV), taskSE(parent).load.Weight, taskSE(c).load.Weight, rq.resched
 }
@@ -63,7 +63,7 @@ func TestStartNice(t *testing.T) {
 		rq.curr = cl.PickNext(rq)
 		parent := rq.curr
 		c := newTask(cl, 0)
-		cl.Fork(rq, parent, c)
+		cl.Fork(rq, rq, parent, c)
 		cl.Enqueue(rq, c, 0)
 		rq.now = ran
 		cl.PutPrev(rq, parent)
@@ -74,7 +74,7 @@ func TestStartNice(t *testing.T) {
 		if w := taskSE(parent).load.Weight; w != want {
 			t.Errorf("ran %d ns after the fork, then descheduled: weight %d, want %d", ran, w, want)
 		}
-		if err := cl.CheckInvariants([][]*sched.Task{{}}); err == nil || !strings.Contains(err.Error(), "reachable") {
+		if err := cl.CheckInvariants(rq.now, [][]*sched.Task{{}}); err == nil || !strings.Contains(err.Error(), "reachable") {
 			// Loads must still add up; only the engine's (empty) task
 			// list passed here differs.
 			t.Fatalf("load bookkeeping broken by the reweight: %v", err)

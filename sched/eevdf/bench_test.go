@@ -27,7 +27,7 @@ func benchQueue(b *testing.B, policy string, n int) {
 	rq := &fakeRQ{}
 	for i := 0; i < n; i++ {
 		t := newTask(c, i%11-5)
-		c.Fork(rq, nil, t)
+		c.Fork(rq, rq, nil, t)
 		c.Enqueue(rq, t, 0)
 	}
 	schedule(c, rq)

@@ -25,12 +25,12 @@ import (
 //
 // Per CPU the tasks reachable from the root, delayed ones excluded, are
 // the engine's runnable tasks; delayed tasks are asleep for the engine.
-func (c *EEVDF) CheckInvariants(runnable [][]*sched.Task) error {
+func (c *EEVDF) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 	for cpu, r := range c.cpus {
 		if r.prev != nil {
 			return fmt.Errorf("cpu %d: PutPrev was not followed by PickNext", cpu)
 		}
-		ck := checker{c: c, r: r, seen: map[*sched.Task]bool{}}
+		ck := checker{c: c, r: r, now: now, seen: map[*sched.Task]bool{}}
 		if err := ck.queue(&r.root, fmt.Sprintf("cpu%d:/", cpu)); err != nil {
 			return err
 		}
@@ -90,6 +90,7 @@ func (c *EEVDF) MaxLag() (ns, ratio float64) { return c.maxLagNS, c.maxLagRatio 
 type checker struct {
 	c     *EEVDF
 	r     *cpuRQ
+	now   int64 // the engine's time: curr is charged up to it
 	seen  map[*sched.Task]bool
 	tasks int
 }
@@ -211,11 +212,7 @@ func (ck *checker) lags(q *cfsRQ, name string, ents []*entity) error {
 	cur := q.curr
 	if cur != nil && cur.onRQ {
 		cv = cur.vruntime
-		now := ck.r.now
-		if ck.r.env != nil {
-			now = ck.r.env.Now()
-		}
-		if d := now - cur.execStart; d > 0 {
+		if d := ck.now - cur.execStart; d > 0 {
 			cv += calcDeltaFair(d, cur)
 		}
 		s += int64(cv-q.v0) * int64(cur.w)

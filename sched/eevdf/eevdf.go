@@ -148,12 +148,13 @@ type cfsRQ struct {
 	gs         *groupState // nil for the root queue
 }
 
-// cpuRQ is the fair part of one CPU's rq.
+// cpuRQ is the fair part of one CPU's rq. The engine's side of it (the
+// sched.RQ) is not kept: each hook is given it, and passes it down to
+// whatever may reschedule or arm the hrtick.
 type cpuRQ struct {
 	id      int
 	root    cfsRQ
-	now     int64 // rq_clock_task as the class last saw it
-	env     sched.RQ
+	now     int64   // rq_clock_task as the class last saw it
 	nrTasks int     // task entities queued on this CPU, delayed ones included
 	prev    *entity // PutPrev's task, put back by the following PickNext
 	picking bool
@@ -245,23 +246,26 @@ func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 // rq returns env's CPU with its clock refreshed (update_rq_clock).
 func (c *EEVDF) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
-	r.env = env
 	r.now = env.Now()
 	if r.prev != nil {
 		// PutPrev is always followed by PickNext; anything else first
 		// completes the put.
-		c.putPrevAll(r.prev)
+		c.putPrevAll(env, r.prev)
 		r.prev = nil
 	}
 	return r
 }
 
-// resched asks for a reschedule of r's CPU. Requests made while picking
+// resched asks env, r's CPU, for a reschedule. Requests made while picking
 // are dropped: the kernel clears need_resched after the pick.
-func (r *cpuRQ) resched() {
-	if !r.picking && r.env != nil {
-		r.env.Resched()
+func (r *cpuRQ) resched(env sched.RQ) {
+	if r.picking {
+		return
 	}
+	if env.CPU() != r.id {
+		panic(fmt.Sprintf("eevdf: a reschedule of cpu %d was sent to cpu %d's run queue", r.id, env.CPU()))
+	}
+	env.Resched()
 }
 
 // group returns g's state, creating its per-CPU entities and queues.

@@ -51,7 +51,7 @@ func queueN(c *EEVDF, rq *fakeRQ, n, nice int) []*sched.Task {
 	var ts []*sched.Task
 	for i := 0; i < n; i++ {
 		t := newTask(c, nice)
-		c.Fork(rq, nil, t)
+		c.Fork(rq, rq, nil, t)
 		c.Enqueue(rq, t, 0)
 		ts = append(ts, t)
 	}
@@ -209,7 +209,7 @@ func TestPlacementInflatesLag(t *testing.T) {
 		rq := &fakeRQ{}
 		queueN(cl, rq, 2, 0)
 		s := newTask(cl, c.nice)
-		cl.Fork(rq, nil, s)
+		cl.Fork(rq, rq, nil, s)
 		se := taskSE(s)
 		se.initial = false
 		se.vlag = c.vlag
@@ -247,7 +247,7 @@ func TestNewTaskDeadline(t *testing.T) {
 		ts := queueN(cl, rq, 2, 0)
 		run(cl, rq, ts[0], 300000)
 		child := newTask(cl, 0)
-		cl.Fork(rq, ts[0], child)
+		cl.Fork(rq, rq, ts[0], child)
 		v := taskSE(ts[0]).q.avg()
 		cl.Enqueue(rq, child, 0)
 		se := taskSE(child)
@@ -324,7 +324,7 @@ func TestRunToParityProtection(t *testing.T) {
 		s := newTask(cl, 0)
 		s.Slice = 200000
 		cl.TaskNew(s, nil)
-		cl.Fork(rq, nil, s)
+		cl.Fork(rq, rq, nil, s)
 		taskSE(s).initial = false
 		cl.Enqueue(rq, s, sched.EnqueueWakeup)
 		cl.CheckPreempt(rq, s, 0)
@@ -569,14 +569,14 @@ func TestMigrationCarriesLagAndDeadline(t *testing.T) {
 		for i := 0; i < 2; i++ {
 			o := &sched.Task{PID: 900 + i, CPU: 1}
 			cl.TaskNew(o, nil)
-			cl.Fork(rq1, nil, o)
+			cl.Fork(rq1, rq1, nil, o)
 			cl.Enqueue(rq1, o, 0)
 			others = append(others, o)
 		}
 		schedule(cl, rq1)
 		rq1.now = rq0.now
 		cl.Dequeue(rq0, b, 0)
-		cl.MigrateTask(b, 1, false)
+		cl.MigrateTask(rq0, rq1, b, false)
 		b.CPU = 1
 		cl.Enqueue(rq1, b, 0)
 		// The floor of V and the truncated inflation may cost 1 ns.
@@ -629,7 +629,7 @@ func TestGroupSlice(t *testing.T) {
 		b := &sched.Task{PID: 2, Group: g}
 		for _, tk := range []*sched.Task{a, b} {
 			cl.TaskNew(tk, nil)
-			cl.Fork(rq, nil, tk)
+			cl.Fork(rq, rq, nil, tk)
 			cl.Enqueue(rq, tk, 0)
 		}
 		gse := taskSE(a).parent
@@ -649,11 +649,12 @@ func TestGroupSlice(t *testing.T) {
 }
 
 // A delayed task that the engine wakes onto another CPU first finishes its
-// dequeue where it was (its lag saved), then joins the new queue.
+// dequeue where it was (its lag saved), at the time of the source RQ the
+// call is given, then joins the new queue.
 func TestWakeMigrationOfDelayedTask(t *testing.T) {
 	c, _ := New(config(t, "eevdf-6.18", 2, nil, nil))
 	cl := c.(*EEVDF)
-	rq0, rq1 := &fakeRQ{cpu: 0}, &fakeRQ{cpu: 1}
+	rq0 := &fakeRQ{cpu: 0}
 	ts := queueN(cl, rq0, 2, 0)
 	a := taskSE(ts[0])
 	rq0.now += 300000
@@ -662,18 +663,54 @@ func TestWakeMigrationOfDelayedTask(t *testing.T) {
 	if !a.delayed {
 		t.Fatal("setup: the task should be delayed")
 	}
-	rq1.now = rq0.now + 1000
-	rq0.now = rq1.now
-	cl.MigrateTask(ts[0], 1, true)
+	// The engine's handles for this call are new values, later than any
+	// the class saw.
+	src := &fakeRQ{cpu: 0, now: rq0.now + 1000, curr: rq0.curr}
+	rq1 := &fakeRQ{cpu: 1, now: src.now}
+	cl.MigrateTask(src, rq1, ts[0], true)
 	if a.delayed || a.onRQ || cl.cpus[0].nrTasks != 1 || a.vlag >= 0 {
 		t.Fatalf("delayed %v on_rq %v nr %d vlag %d", a.delayed, a.onRQ, cl.cpus[0].nrTasks, a.vlag)
+	}
+	if got := taskSE(src.curr).execStart; got != src.now {
+		t.Errorf("CPU 0's running task was charged up to %d, want the source RQ's time %d", got, src.now)
 	}
 	ts[0].CPU = 1
 	cl.Enqueue(rq1, ts[0], sched.EnqueueWakeup|sched.EnqueueWaking)
 	if !a.onRQ || a.q != &cl.cpus[1].root || cl.cpus[1].nrTasks != 1 {
 		t.Fatal("not queued on CPU 1")
 	}
-	if err := cl.CheckInvariants([][]*sched.Task{{ts[1]}, {ts[0]}}); err != nil {
+	if err := cl.CheckInvariants(rq1.now, [][]*sched.Task{{ts[1]}, {ts[0]}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A task that exits while delayed leaves its queue in TaskDead, on the RQ
+// the call is given: at that RQ's time, and a reschedule the dequeue asks
+// for goes to it, not to a handle of an earlier call.
+func TestDelayedExitFinishesOnTheGivenRQ(t *testing.T) {
+	cl := newClass(t, "eevdf-6.18", nil, nil)
+	rq := &fakeRQ{}
+	ts := queueN(cl, rq, 2, 0)
+	a := taskSE(ts[0])
+	rq.now += 300000
+	cl.Dequeue(rq, ts[0], sched.DequeueSleep)
+	schedule(cl, rq)
+	if !a.delayed || rq.curr != ts[1] {
+		t.Fatal("setup: the exiting task should be delayed, the other running")
+	}
+	// The other task runs 2 ms, beyond its request, before the exit.
+	dead := &fakeRQ{now: rq.now + 2000000, curr: rq.curr}
+	cl.TaskDead(dead, ts[0])
+	if a.delayed || a.onRQ || cl.cpus[0].nrTasks != 1 {
+		t.Fatalf("after TaskDead: delayed %v on_rq %v nr %d", a.delayed, a.onRQ, cl.cpus[0].nrTasks)
+	}
+	if got := taskSE(ts[1]).execStart; got != dead.now {
+		t.Errorf("the running task was charged up to %d, want TaskDead's RQ time %d", got, dead.now)
+	}
+	if !dead.resched || rq.resched {
+		t.Errorf("resched: TaskDead's RQ %v, an earlier call's %v; want true, false", dead.resched, rq.resched)
+	}
+	if err := cl.CheckInvariants(dead.now, [][]*sched.Task{{ts[1]}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -690,7 +727,7 @@ func TestLagBoundAccountsJoins(t *testing.T) {
 	h := 0.0
 	for i := 1; i <= 8; i++ {
 		s := newTask(cl, 0)
-		cl.Fork(rq, nil, s)
+		cl.Fork(rq, rq, nil, s)
 		taskSE(s).initial, taskSE(s).vlag = false, 4000000
 		cl.Enqueue(rq, s, sched.EnqueueWakeup)
 		runnable = append(runnable, s)
@@ -703,12 +740,12 @@ func TestLagBoundAccountsJoins(t *testing.T) {
 	if -ns <= cl.LagBound() {
 		t.Fatalf("lag %.0f should exceed the paper's bound %.0f", ns, cl.LagBound())
 	}
-	if err := cl.CheckInvariants([][]*sched.Task{runnable}); err != nil {
+	if err := cl.CheckInvariants(rq.now, [][]*sched.Task{runnable}); err != nil {
 		t.Fatal(err)
 	}
 	// Without the account (a join the Checker did not see) it fails.
 	taskSE(a).shift0 = taskSE(a).q.shift
-	if err := cl.CheckInvariants([][]*sched.Task{runnable}); err == nil || !strings.Contains(err.Error(), "beyond the bound") {
+	if err := cl.CheckInvariants(rq.now, [][]*sched.Task{runnable}); err == nil || !strings.Contains(err.Error(), "beyond the bound") {
 		t.Fatalf("got %v, want a lag-bound error", err)
 	}
 }

@@ -41,11 +41,11 @@ func (c *EEVDF) applyCustomSlice(se *entity) {
 
 // updateCurr charges q's running entity for the time since it was last
 // charged, renews its request when its vruntime has reached the deadline,
-// and asks for a reschedule when the request was renewed or curr's
-// protection is over (§7). This is the only place where EEVDF notices that
-// a request has ended: at a tick, an enqueue, a dequeue, a wakeup test or a
-// pick.
-func (c *EEVDF) updateCurr(q *cfsRQ) {
+// and asks env (q's CPU, which every caller down from a hook passes along)
+// for a reschedule when the request was renewed or curr's protection is
+// over (§7). This is the only place where EEVDF notices that a request has
+// ended: at a tick, an enqueue, a dequeue, a wakeup test or a pick.
+func (c *EEVDF) updateCurr(env sched.RQ, q *cfsRQ) {
 	cur := q.curr
 	if cur == nil {
 		return
@@ -73,7 +73,7 @@ func (c *EEVDF) updateCurr(q *cfsRQ) {
 		resched = resched || c.preemptShort && cur.onRQ && cur.vlag != int64(cur.deadline) && !q.eligible(cur)
 	}
 	if resched {
-		q.cpu.resched()
+		q.cpu.resched(env)
 		clearBuddies(q, cur)
 	}
 }
@@ -136,15 +136,15 @@ func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 }
 
 // enqueueEntity is §10's enqueue_entity.
-func (c *EEVDF) enqueueEntity(q *cfsRQ, se *entity, flags int) {
+func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 	isCurr := q.curr == se
 	initial := flags&enqInitial != 0
 	before := q.avg()
 	if isCurr {
 		c.placeEntity(q, se, initial)
 	}
-	c.updateCurr(q)
-	c.updateCfsGroup(se)
+	c.updateCurr(env, q)
+	c.updateCfsGroup(env, se)
 	if !isCurr {
 		before = q.avg()
 		c.placeEntity(q, se, initial)
@@ -161,8 +161,8 @@ func (c *EEVDF) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 // dequeueEntity is §12.1. It returns false when the entity stays queued as
 // delayed: it goes to sleep owing service and keeps competing (and being
 // passed over) until it is eligible again.
-func (c *EEVDF) dequeueEntity(q *cfsRQ, se *entity, flags int) bool {
-	c.updateCurr(q)
+func (c *EEVDF) dequeueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) bool {
+	c.updateCurr(env, q)
 	clearBuddies(q, se)
 	sleep := flags&deqSleep != 0
 	if flags&deqDelayed == 0 && c.delayDequeue && sleep && !q.eligible(se) {
@@ -198,7 +198,7 @@ func (c *EEVDF) dequeueEntity(q *cfsRQ, se *entity, flags int) bool {
 // is not queued join their queues (ancestors as wakeups); a delayed
 // entity met on the way is requeued; the rest of the path takes the new
 // weights and shortest slices.
-func (c *EEVDF) enqueueTask(se *entity, flags int) {
+func (c *EEVDF) enqueueTask(env sched.RQ, se *entity, flags int) {
 	r := se.q.cpu
 	if se.onRQ {
 		if se.delayed {
@@ -218,7 +218,7 @@ func (c *EEVDF) enqueueTask(se *entity, flags int) {
 		if slice != 0 && c.ver.customSlices {
 			x.slice, x.customSlice = slice, true
 		}
-		c.enqueueEntity(x.q, x, flags)
+		c.enqueueEntity(env, x.q, x, flags)
 		if x.task != nil {
 			r.nrTasks++
 		}
@@ -226,7 +226,7 @@ func (c *EEVDF) enqueueTask(se *entity, flags int) {
 		flags = enqWakeup
 	}
 	for ; x != nil; x = x.parent {
-		c.updateCfsGroup(x)
+		c.updateCfsGroup(env, x)
 		c.setGroupSlice(x, slice)
 		slice = x.q.minSlice()
 	}
@@ -248,13 +248,13 @@ func (c *EEVDF) setGroupSlice(x *entity, slice int64) {
 
 // dequeueEntities is §12.2: dequeue the task and every ancestor whose queue
 // empties. It returns false when the task stays queued as delayed.
-func (c *EEVDF) dequeueEntities(se *entity, flags int) bool {
+func (c *EEVDF) dequeueEntities(env sched.RQ, se *entity, flags int) bool {
 	r := se.q.cpu
 	taskSleep := flags&deqSleep != 0
 	x := se
 	for x != nil {
 		q := x.q
-		if !c.dequeueEntity(q, x, flags) {
+		if !c.dequeueEntity(env, q, x, flags) {
 			if x == se {
 				return false
 			}
@@ -279,7 +279,7 @@ func (c *EEVDF) dequeueEntities(se *entity, flags int) bool {
 		x = x.parent
 	}
 	for ; x != nil; x = x.parent {
-		c.updateCfsGroup(x)
+		c.updateCfsGroup(env, x)
 		c.setGroupSlice(x, x.my.minSlice())
 	}
 	return true
@@ -311,7 +311,7 @@ func (c *EEVDF) requeueDelayed(se *entity) {
 
 // updateCfsGroup refreshes a group entity's weight (§17, R1) and applies a
 // change with the reweight rule, which keeps its lag.
-func (c *EEVDF) updateCfsGroup(se *entity) {
+func (c *EEVDF) updateCfsGroup(env sched.RQ, se *entity) {
 	gq := se.my
 	if gq == nil || gq.load == 0 {
 		return // a task, or an emptied group: it keeps its weight
@@ -323,21 +323,21 @@ func (c *EEVDF) updateCfsGroup(se *entity) {
 		w = min(max(shares*gq.load/gs.totalLoad, 2), shares)
 	}
 	if w != se.w {
-		c.reweightEntity(se.q, se, w, 0)
+		c.reweightEntity(env, se.q, se, w, 0)
 	}
 }
 
 // reweightEntity changes se's weight to w (inverse inv, 0 to compute it)
 // keeping its lag, its remaining request and its protection, all scaled
 // to the new weight's virtual time (§9).
-func (c *EEVDF) reweightEntity(q *cfsRQ, se *entity, w, inv uint64) {
+func (c *EEVDF) reweightEntity(env sched.RQ, q *cfsRQ, se *entity, w, inv uint64) {
 	old := int64(se.w)
 	onRQ, isCurr := se.onRQ, q.curr == se
 	var relProt int64
 	hadProt := false
 	var before uint64
 	if onRQ {
-		c.updateCurr(q)
+		c.updateCurr(env, q)
 		before = q.avg()
 		if isCurr && c.protected(se) {
 			hadProt = true
@@ -504,7 +504,7 @@ func (c *EEVDF) pickEEVDF(q *cfsRQ, protect, buddy bool) *entity {
 // pickNextEntity is pick_next_entity: a delayed entity that wins is
 // eligible now, so its sleep can finally take effect; nil then means
 // "pick again".
-func (c *EEVDF) pickNextEntity(q *cfsRQ, protect bool) *entity {
+func (c *EEVDF) pickNextEntity(env sched.RQ, q *cfsRQ, protect bool) *entity {
 	var se *entity
 	if !c.ver.buddyInPick && q.next != nil && c.honourBuddy() && q.eligible(q.next) {
 		se = q.next
@@ -513,7 +513,7 @@ func (c *EEVDF) pickNextEntity(q *cfsRQ, protect bool) *entity {
 		se = c.pickEEVDF(q, protect, c.ver.buddyInPick && c.pickBuddy)
 	}
 	if se != nil && se.delayed {
-		c.dequeueEntities(se, deqSleep|deqDelayed)
+		c.dequeueEntities(env, se, deqSleep|deqDelayed)
 		return nil
 	}
 	return se
@@ -530,13 +530,13 @@ func (c *EEVDF) honourBuddy() bool {
 
 // pickTask walks down from the root; nil means a delayed entity was
 // dequeued and the walk must restart.
-func (c *EEVDF) pickTask(r *cpuRQ) *entity {
+func (c *EEVDF) pickTask(env sched.RQ, r *cpuRQ) *entity {
 	q := &r.root
 	for {
 		if q.curr != nil && q.curr.onRQ {
-			c.updateCurr(q)
+			c.updateCurr(env, q)
 		}
-		se := c.pickNextEntity(q, true)
+		se := c.pickNextEntity(env, q, true)
 		if se == nil || se.my == nil {
 			return se
 		}
@@ -555,13 +555,13 @@ func (c *EEVDF) PutPrev(env sched.RQ, prev *sched.Task) {
 // PickNext implements sched.Class (pick_next_task_fair).
 func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 	r := c.cpus[env.CPU()]
-	r.env, r.now = env, env.Now()
+	r.now = env.Now()
 	prev := r.prev
 	r.prev = nil
 	r.picking = true
 	var se *entity
 	for se == nil && r.root.nr > 0 {
-		se = c.pickTask(r)
+		se = c.pickTask(env, r)
 	}
 	r.picking = false
 	switch {
@@ -571,7 +571,7 @@ func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 	case prev == nil:
 		c.setNextAll(se, true)
 	case se == nil:
-		c.putPrevAll(prev)
+		c.putPrevAll(env, prev)
 	default:
 		// Put back and set only the levels below the first queue prev
 		// and next share.
@@ -579,7 +579,7 @@ func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 		for x.q != pse.q {
 			sd, pd := x.depth, pse.depth
 			if sd <= pd {
-				c.putPrevEntity(pse.q, pse)
+				c.putPrevEntity(env, pse.q, pse)
 				pse = pse.parent
 			}
 			if sd >= pd {
@@ -587,19 +587,19 @@ func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 				x = x.parent
 			}
 		}
-		c.putPrevEntity(pse.q, pse)
+		c.putPrevEntity(env, pse.q, pse)
 		c.setNextEntity(x.q, x, true)
 	}
 	if se == nil {
 		return nil
 	}
-	c.hrtickStart(r, se)
+	c.hrtickStart(env, r, se)
 	return se.task
 }
 
-func (c *EEVDF) putPrevEntity(q *cfsRQ, se *entity) {
+func (c *EEVDF) putPrevEntity(env sched.RQ, q *cfsRQ, se *entity) {
 	if se.onRQ {
-		c.updateCurr(q)
+		c.updateCurr(env, q)
 		q.enqueueTree(se)
 	}
 	q.curr = nil
@@ -617,9 +617,9 @@ func (c *EEVDF) setNextEntity(q *cfsRQ, se *entity, first bool) {
 	q.curr = se
 }
 
-func (c *EEVDF) putPrevAll(se *entity) {
+func (c *EEVDF) putPrevAll(env sched.RQ, se *entity) {
 	for x := se; x != nil; x = x.parent {
-		c.putPrevEntity(x.q, x)
+		c.putPrevEntity(env, x.q, x)
 	}
 }
 
@@ -645,8 +645,8 @@ func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 		se.initial = false
 		f |= enqInitial
 	}
-	c.enqueueTask(se, f)
-	c.hrtickUpdate(r)
+	c.enqueueTask(env, se, f)
+	c.hrtickUpdate(env, r)
 }
 
 // Dequeue implements sched.Class. A sleeping task that is not eligible
@@ -664,9 +664,9 @@ func (c *EEVDF) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	// The running task blocking is dequeued inside schedule(), whose
 	// pick follows: a reschedule asked for now would be cleared with it.
 	r.picking = f != 0 && env.Curr() == t
-	c.dequeueEntities(se, f)
+	c.dequeueEntities(env, se, f)
 	r.picking = false
-	c.hrtickUpdate(r)
+	c.hrtickUpdate(env, r)
 }
 
 // findMatching lifts se and pse until they share a queue.
@@ -705,7 +705,7 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		return
 	}
 	if c.ver.name == "6.6" && curr.Policy == sched.Idle && p.Policy != sched.Idle {
-		r.resched()
+		r.resched(env)
 		return
 	}
 	if !c.wakeupPreemption {
@@ -716,7 +716,7 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		if c.ver.preempt1835 {
 			c.cancelProtect(se)
 		}
-		r.resched()
+		r.resched(env)
 		return
 	} else if ci != pi {
 		return
@@ -725,22 +725,22 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		return // SCHED_BATCH and SCHED_IDLE wakees never preempt
 	}
 	q := se.q
-	c.updateCurr(q)
+	c.updateCurr(env, q)
 	short := c.preemptShort && pse.slice < se.slice
 	if c.ver.preempt1835 {
-		c.wakeup1835(r, q, se, pse, short, wakeFlags)
+		c.wakeup1835(env, r, q, se, pse, short, wakeFlags)
 		return
 	}
 	if c.pickEEVDF(q, !short, false) == pse {
 		if short {
 			c.cancelProtect(se)
 		}
-		r.resched()
+		r.resched(env)
 	}
 }
 
 // wakeup1835 is steps 6–9 of §13 (6.18.35).
-func (c *EEVDF) wakeup1835(r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf int) {
+func (c *EEVDF) wakeup1835(env sched.RQ, r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf int) {
 	protect := !short
 	if !short {
 		if wf&sched.WFFork != 0 || pse.delayed {
@@ -752,7 +752,7 @@ func (c *EEVDF) wakeup1835(r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf i
 				// exec_start was refreshed by update_curr just now, so
 				// this rarely passes (as in the kernel).
 				if int64(pse.deadline-se.deadline) < 0 && r.now-se.execStart >= c.migrationCost {
-					r.resched()
+					r.resched(env)
 				}
 				return
 			}
@@ -760,13 +760,13 @@ func (c *EEVDF) wakeup1835(r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf i
 	}
 	var nse *entity
 	for nse == nil && q.nr > 0 {
-		nse = c.pickNextEntity(q, protect)
+		nse = c.pickNextEntity(env, q, protect)
 	}
 	if nse == pse {
 		if short {
 			c.cancelProtect(se)
 		}
-		r.resched()
+		r.resched(env)
 		return
 	}
 	if c.runToParity {
@@ -780,16 +780,16 @@ func (c *EEVDF) wakeup1835(r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf i
 func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	r := c.rq(env)
 	for x := taskSE(curr); x != nil; x = x.parent {
-		c.updateCurr(x.q)
-		c.updateCfsGroup(x)
+		c.updateCurr(env, x.q)
+		c.updateCfsGroup(env, x)
 		if queued {
-			r.resched()
+			r.resched(env)
 		}
 	}
 }
 
 // hrtickStart arms the hrtick for the rest of se's request (R2).
-func (c *EEVDF) hrtickStart(r *cpuRQ, se *entity) {
+func (c *EEVDF) hrtickStart(env sched.RQ, r *cpuRQ, se *entity) {
 	if !c.hrtick || r.nrTasks <= 1 {
 		return
 	}
@@ -798,16 +798,16 @@ func (c *EEVDF) hrtickStart(r *cpuRQ, se *entity) {
 	if se.w != sched.NiceZeroLoad {
 		wall = mulDiv(rem, int64(se.w), sched.NiceZeroLoad) + 1
 	}
-	r.env.StartHRTick(max(wall, 10000))
+	env.StartHRTick(max(wall, 10000))
 }
 
 // hrtickUpdate re-arms the hrtick after the queue changed.
-func (c *EEVDF) hrtickUpdate(r *cpuRQ) {
-	if !c.hrtick || r.env.Curr() == nil {
+func (c *EEVDF) hrtickUpdate(env sched.RQ, r *cpuRQ) {
+	if !c.hrtick || env.Curr() == nil {
 		return
 	}
-	if se := taskSE(r.env.Curr()); se.onRQ && !se.delayed && se.q.curr == se {
-		c.hrtickStart(r, se)
+	if se := taskSE(env.Curr()); se.onRQ && !se.delayed && se.q.curr == se {
+		c.hrtickStart(env, r, se)
 	}
 }
 
@@ -821,7 +821,7 @@ func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
 	se := taskSE(curr)
 	q := se.q
 	clearBuddies(q, se)
-	c.updateCurr(q)
+	c.updateCurr(env, q)
 	if q.eligible(se) {
 		before := q.avg()
 		se.vruntime = se.deadline
@@ -830,10 +830,11 @@ func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
 	}
 }
 
-// Fork implements sched.Class (task_fork_fair, §16). From 6.12 a new task
-// is placed at its first enqueue (ENQUEUE_INITIAL). 6.6 placed it here, in
-// the parent's queue, and then again at the enqueue without the flag.
-func (c *EEVDF) Fork(env sched.RQ, parent, child *sched.Task) {
+// Fork implements sched.Class (task_fork_fair, §16): the child starts with
+// zero vruntime and lag. From 6.12 it is placed at its first enqueue, on
+// dst (ENQUEUE_INITIAL). 6.6 placed it here, in the parent's queue on env,
+// and then again at the enqueue without the flag.
+func (c *EEVDF) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	r := c.rq(env)
 	se := taskSE(child)
 	se.vruntime, se.vlag, se.relDeadline = 0, 0, false
@@ -848,7 +849,7 @@ func (c *EEVDF) Fork(env sched.RQ, parent, child *sched.Task) {
 		q = &r.root
 	}
 	if q.curr != nil {
-		c.updateCurr(q)
+		c.updateCurr(env, q)
 	}
 	c.placeEntity(q, se, true)
 	se.initial = false
@@ -862,24 +863,24 @@ func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	r := c.rq(env)
 	se := taskSE(t)
 	if se.delayed {
-		c.dequeueEntities(se, deqSleep|deqDelayed)
+		c.dequeueEntities(env, se, deqSleep|deqDelayed)
 	}
 	queued := se.onRQ
 	running := queued && se.q.curr == se
 	old := t.Nice
 	if queued {
-		c.dequeueEntities(se, 0)
+		c.dequeueEntities(env, se, 0)
 	}
 	if running {
-		c.putPrevAll(se)
+		c.putPrevAll(env, se)
 	}
 	t.Nice = nice
 	lw := sched.NiceWeight(nice, t.Policy)
-	c.reweightEntity(se.q, se, lw.Weight, lw.Inv)
+	c.reweightEntity(env, se.q, se, lw.Weight, lw.Inv)
 	if !queued {
 		return
 	}
-	c.enqueueTask(se, 0)
+	c.enqueueTask(env, se, 0)
 	if running {
 		c.setNextAll(se, false)
 	}
@@ -888,7 +889,7 @@ func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	}
 	if running {
 		if nice > old {
-			r.resched()
+			r.resched(env)
 		}
 		return
 	}
@@ -896,27 +897,28 @@ func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 }
 
 // TaskDead implements sched.Class: a task that exits while delayed leaves
-// its queue now (task_dead_fair).
-func (c *EEVDF) TaskDead(t *sched.Task) {
-	c.finishDelayed(taskSE(t))
+// its queue on env, its last CPU, now (task_dead_fair); afterwards no
+// queue holds its entity.
+func (c *EEVDF) TaskDead(env sched.RQ, t *sched.Task) {
+	c.finishDelayed(env, taskSE(t))
 }
 
-func (c *EEVDF) finishDelayed(se *entity) {
+// finishDelayed completes the dequeue of a delayed entity on env, the CPU
+// whose queue still holds it, at env's time.
+func (c *EEVDF) finishDelayed(env sched.RQ, se *entity) {
 	if !se.delayed {
 		return
 	}
-	r := se.q.cpu
-	if r.env != nil {
-		r.now = r.env.Now()
-	}
-	c.dequeueEntities(se, deqSleep|deqDelayed)
+	c.rq(env)
+	c.dequeueEntities(env, se, deqSleep|deqDelayed)
 }
 
-// MigrateTask implements sched.Class. The lag saved at dequeue, and with
+// MigrateTask implements sched.Class. A delayed sleeper's dequeue is
+// finished on src first. The lag saved at dequeue, and with
 // PLACE_REL_DEADLINE the remaining request, travel with the task; the
-// placement on the new queue uses them against that queue's V.
-func (c *EEVDF) MigrateTask(t *sched.Task, to int, wakeup bool) {
+// placement on dst's queue uses them against that queue's V.
+func (c *EEVDF) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)
-	c.finishDelayed(se)
-	se.q, se.parent = c.queueOf(t.Group, to)
+	c.finishDelayed(src, se)
+	se.q, se.parent = c.queueOf(t.Group, dst.CPU())
 }

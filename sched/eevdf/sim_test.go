@@ -188,13 +188,13 @@ func TestPreemptShort(t *testing.T) {
 			rq := &fakeRQ{}
 			hog := &sched.Task{PID: 1, Slice: 3000000}
 			cl.TaskNew(hog, nil)
-			cl.Fork(rq, nil, hog)
+			cl.Fork(rq, rq, nil, hog)
 			cl.Enqueue(rq, hog, 0)
 			schedule(cl, rq)
 			run(cl, rq, hog, 200000)
 			w := &sched.Task{PID: 2, Slice: c.slice}
 			cl.TaskNew(w, nil)
-			cl.Fork(rq, nil, w)
+			cl.Fork(rq, rq, nil, w)
 			taskSE(w).initial = false
 			cl.Enqueue(rq, w, sched.EnqueueWakeup)
 			cl.CheckPreempt(rq, w, 0)
@@ -213,7 +213,7 @@ func TestNewTaskStartsWithZeroLag(t *testing.T) {
 		ts := queueN(c, rq, 3, 0)
 		run(c, rq, ts[0], 2500000) // curr runs 2.5 ms: lags are now non-zero
 		child := newTask(c, 0)
-		c.Fork(rq, rq.curr, child)
+		c.Fork(rq, rq, rq.curr, child)
 		c.Enqueue(rq, child, 0)
 		if ns, vl := Lag(child); vl != 0 || ns != 0 {
 			t.Errorf("%s: new task's lag %v ns (virtual %d), want 0", p, ns, vl)
