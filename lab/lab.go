@@ -208,14 +208,10 @@ func Resolve(req Request) (*Config, error) {
 			set[name] = v
 		}
 	}
-	// A class that models the tick length (EEVDF's lag clamp) follows the
-	// engine's HZ unless told otherwise.
-	if prof.Tunable("tick_nsec") != nil {
-		if _, ok := set["tick_nsec"]; !ok {
-			set["tick_nsec"] = 1e9 / cfg.Params.HZ
-		}
-	}
-	if cfg.Sched, err = prof.NewConfig(ncpu, feats, set); err != nil {
+	// A class that models the tick length (EEVDF's lag clamp) is told
+	// the engine's.
+	machine := sched.Machine{NCPU: ncpu, TickNS: cfg.Params.TickNS()}
+	if cfg.Sched, err = prof.NewConfigFor(machine, feats, set); err != nil {
 		return nil, inputErr(err)
 	}
 	if cfg.Defaults, err = prof.NewConfig(ncpu, nil, nil); err != nil {

@@ -142,3 +142,30 @@ func TestTraceRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The engine's HZ reaches a class that models the tick (eevdf's tick_nsec)
+// unless the user sets the tunable; other classes only see the machine.
+func TestEngineTickReachesTheClass(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		set    map[string]int64
+		want   int64 // tick_nsec; 0: the policy has none
+	}{
+		{"eevdf-6.18", nil, 4000000},
+		{"eevdf-6.18", map[string]int64{"HZ": 1000}, 1000000},
+		{"eevdf-6.6", map[string]int64{"HZ": 300}, 3333333},
+		{"eevdf-6.18", map[string]int64{"HZ": 1000, "tick_nsec": 2000000}, 2000000},
+		{"cfs-2.6.35", map[string]int64{"HZ": 100}, 0},
+	} {
+		req := load(t, "two-hogs", nil)
+		req.Policy, req.Tunables = c.policy, c.set
+		cfg, err := Resolve(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := cfg.Sched.Tunables["tick_nsec"]
+		if got != c.want || ok != (c.want != 0) || cfg.Sched.TickNS != 1e9/cfg.Params.HZ {
+			t.Errorf("%s %v: tick_nsec %d (present %v), machine tick %d; want %d", c.policy, c.set, got, ok, cfg.Sched.TickNS, c.want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ type Tunable struct {
 	Max     int64
 	// Choices, if set, are the only valid values (e.g. arch 32|64).
 	Choices []int64
-	// Derived tunables are computed from others unless set explicitly.
+	// Derived tunables are computed from others, or from the Machine,
+	// unless set explicitly.
 	Derived bool
 	// Scaled tunables are multiplied by the CPU-count factor
 	// (sched_tunable_scaling) unless set explicitly.
@@ -52,7 +53,7 @@ type Profile struct {
 	Tunables []Tunable
 	// New builds the class for one run. cfg holds every feature and
 	// tunable of this profile, resolved (defaults applied, scaled for
-	// NCPU, derived ones computed by Resolve).
+	// NCPU, derived ones computed by Resolve), and the Machine.
 	New func(cfg *Config) (Class, error)
 	// Resolve, if set, fills derived and scaled tunables: it is given the
 	// config with defaults and user values, and the set of names the user
@@ -60,10 +61,20 @@ type Profile struct {
 	Resolve func(cfg *Config, userSet map[string]bool) error
 }
 
-// Config is the resolved configuration of one run of a profile.
+// Machine is what the engine fixes for a run and a class may model.
+type Machine struct {
+	NCPU int
+	// TickNS is the engine's tick period, 10^9/HZ ns (the kernel's
+	// TICK_NSEC). 0 resolves a configuration for no engine in particular:
+	// a tunable that models the tick then keeps its default.
+	TickNS int64
+}
+
+// Config is the resolved configuration of one run of a profile, for one
+// machine.
 type Config struct {
-	Profile  *Profile
-	NCPU     int
+	Profile *Profile
+	Machine
 	Features map[string]bool
 	Tunables map[string]int64
 }
@@ -209,11 +220,17 @@ func (t *Tunable) Check(v int64) error {
 	return nil
 }
 
-// NewConfig resolves a run's configuration: feature defaults overridden by
-// features, tunable defaults overridden by set (already-parsed values), the
-// profile's derivations applied for ncpu CPUs.
+// NewConfig resolves a configuration for ncpu CPUs and no particular tick
+// (NewConfigFor with Machine{NCPU: ncpu}).
 func (p *Profile) NewConfig(ncpu int, features map[string]bool, set map[string]int64) (*Config, error) {
-	cfg := &Config{Profile: p, NCPU: ncpu, Features: map[string]bool{}, Tunables: map[string]int64{}}
+	return p.NewConfigFor(Machine{NCPU: ncpu}, features, set)
+}
+
+// NewConfigFor resolves a run's configuration on machine m: feature
+// defaults overridden by features, tunable defaults overridden by set
+// (already-parsed values), the profile's derivations applied for m.
+func (p *Profile) NewConfigFor(m Machine, features map[string]bool, set map[string]int64) (*Config, error) {
+	cfg := &Config{Profile: p, Machine: m, Features: map[string]bool{}, Tunables: map[string]int64{}}
 	for _, f := range p.Features {
 		cfg.Features[f.Name] = f.Default
 	}

@@ -311,3 +311,22 @@ func TestContractCatchesAKeptRQ(t *testing.T) {
 		t.Fatalf("violations %q, want a kept Enqueue RQ", cc.violations)
 	}
 }
+
+// A configuration resolved for a machine runs only on an engine with that
+// tick: the class's model of the tick is the engine's.
+func TestConfigForAnotherTickIsRefused(t *testing.T) {
+	prof, _ := sched.Lookup("eevdf-6.18")
+	cfg, err := prof.NewConfigFor(sched.Machine{NCPU: 1, TickNS: 1000000}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := spec(t, `{"tasks": {"hog": {"run": 1000}}}`)
+	p := sim.DefaultParams() // HZ 250
+	if _, err := sim.New(sim.Config{Spec: sp, Sched: cfg, Params: p, Duration: 1e9}); err == nil || !strings.Contains(err.Error(), "1000000 ns tick") {
+		t.Fatalf("HZ 250 with a class configured for a 1 ms tick: %v", err)
+	}
+	p.HZ = 1000
+	if _, err := sim.New(sim.Config{Spec: sp, Sched: cfg, Params: p, Duration: 1e9}); err != nil {
+		t.Fatal(err)
+	}
+}

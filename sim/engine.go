@@ -22,8 +22,10 @@ import (
 
 // Config describes one simulation run.
 type Config struct {
-	Spec   *workload.Spec
-	Sched  *sched.Config // the resolved policy configuration; its NCPU is the CPU count
+	Spec *workload.Spec
+	// Sched is the resolved policy configuration: its NCPU is the CPU
+	// count, and a TickNS other than 0 must be Params' tick.
+	Sched  *sched.Config
 	Params Params
 	// Duration caps the simulated time (ns); the run also ends when every
 	// task has exited. It must be positive.
@@ -90,6 +92,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Params.HZ <= 0 {
 		return nil, fmt.Errorf("sim: HZ must be positive, got %d", cfg.Params.HZ)
+	}
+	// A configuration resolved for a machine must be for this one: the
+	// class's model of the tick is the engine's tick.
+	if m := cfg.Sched.Machine; m.TickNS != 0 && m.TickNS != cfg.Params.TickNS() {
+		return nil, fmt.Errorf("sim: the policy was configured for a %d ns tick, but the engine ticks every %d ns (HZ %d)",
+			m.TickNS, cfg.Params.TickNS(), cfg.Params.HZ)
 	}
 	class, err := cfg.Sched.Profile.New(cfg.Sched)
 	if err != nil {

@@ -66,6 +66,12 @@ const (
 	defaultYield     = 500
 )
 
+// TickNS is the tick period, 10^9/HZ ns: what a class that models the
+// tick length is told through sched.Machine.TickNS. Jiffies start on the
+// grid floor(k·10^9/HZ), so with an HZ that does not divide 10^9 a tick
+// can be a nanosecond longer.
+func (p *Params) TickNS() int64 { return 1e9 / p.HZ }
+
 // timerWakeDelay is the delay from a timer's expiry to its wakee being
 // queued.
 func (p *Params) timerWakeDelay() int64 { return p.CostWakeup + p.TimerIRQ }

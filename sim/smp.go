@@ -310,5 +310,5 @@ func (e *Engine) balanceInterval() int64 {
 	if e.p.BalanceInterval > 0 {
 		return e.p.BalanceInterval
 	}
-	return max(1e9/e.p.HZ, int64(len(e.cpus))*1e6)
+	return max(e.p.TickNS(), int64(len(e.cpus))*1e6)
 }

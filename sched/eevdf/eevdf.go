@@ -85,7 +85,8 @@
 //   - A delayed group entity (its queue emptied while it was ineligible)
 //     keeps its slice; only the ancestors above it take their queues'
 //     shortest slice.
-//   - tick_nsec must equal the engine's 10^9/HZ: the class is not told HZ.
+//   - tick_nsec, the lag clamp's TICK_NSEC, is the engine's tick
+//     (sched.Machine.TickNS, 10^9/HZ) unless set explicitly.
 //   - Resched requests made while picking, or while the running task that
 //     blocks is dequeued, are dropped: in the kernel both happen inside
 //     __schedule, which clears need_resched after the pick.

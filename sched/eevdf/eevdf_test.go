@@ -494,6 +494,35 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
+// tick_nsec is the machine's tick unless set, and the lag clamp uses it:
+// 6.6 clamps a nice-0 lag at max(2·slice, tick).
+func TestTickComesFromTheMachine(t *testing.T) {
+	prof, _ := sched.Lookup("eevdf-6.6")
+	for _, c := range []struct {
+		m    sched.Machine
+		set  map[string]int64
+		want int64
+	}{
+		{sched.Machine{NCPU: 1, TickNS: 10000000}, nil, 10000000},
+		{sched.Machine{NCPU: 1, TickNS: 1000000}, nil, 1000000},
+		{sched.Machine{NCPU: 1, TickNS: 1000000}, map[string]int64{TickNsec: 8000000}, 8000000},
+		{sched.Machine{NCPU: 1}, nil, 4000000},
+	} {
+		cfg, err := prof.NewConfigFor(c.m, nil, c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Tunables[TickNsec]; got != c.want {
+			t.Errorf("%+v, set %v: tick_nsec %d, want %d", c.m, c.set, got, c.want)
+		}
+		cl, _ := New(cfg)
+		se := &entity{w: sched.NiceZeroLoad, slice: 750000}
+		if got, want := cl.(*EEVDF).lagLimit(&cfsRQ{}, se), max(1500000, c.want); got != want {
+			t.Errorf("%+v, set %v: lag clamp %d, want %d", c.m, c.set, got, want)
+		}
+	}
+}
+
 // corrupt wraps the class and, at the n-th tick, breaks one invariant.
 type corrupt struct {
 	*EEVDF

@@ -121,8 +121,8 @@ func tunables(gen int, baseSlice int64) []sched.Tunable {
 			Doc: "how the base slice scales with CPUs: 0 none, 1 1+log2(ncpu), 2 ncpu (ncpu capped at 8)"},
 		{Name: MigrationCost, Default: 500000, Unit: "ns", Min: 0, Max: 1 << 40,
 			Doc: "NEXT_BUDDY sync-wakeup test (6.18.35) and cache-hotness (SMP)"},
-		{Name: TickNsec, Default: 4000000, Unit: "ns", Min: 1000000, Max: 10000000,
-			Doc: "TICK_NSEC of the modelled kernel, used by the lag clamp; keep it 10^9/HZ of the engine (4 ms at HZ=250)"},
+		{Name: TickNsec, Default: 4000000, Unit: "ns", Min: 1000000, Max: 10000000, Derived: true,
+			Doc: "TICK_NSEC of the modelled kernel, used by the lag clamp: the engine's tick, 10^9/HZ (4 ms at HZ=250), unless set"},
 		{Name: GroupShares, Default: 1, Choices: []int64{0, 1}, Reconstruction: "R1",
 			Doc: "SMP group entity weight: 1 shares x this CPU's group load / the group's load on all CPUs (instant, no PELT); 0 full shares on every CPU"},
 	}
@@ -160,9 +160,13 @@ func init() {
 	})
 }
 
-// resolve scales the base slice unless the user set it.
+// resolve scales the base slice and takes the machine's tick as tick_nsec,
+// unless the user set them.
 func resolve(cfg *sched.Config, userSet map[string]bool) error {
 	cfg.ScaleTunables(userSet, sched.ScaleFactor(cfg.Tunables[TunableScaling], cfg.NCPU))
+	if !userSet[TickNsec] && cfg.TickNS > 0 {
+		cfg.Tunables[TickNsec] = cfg.TickNS
+	}
 	if cfg.Tunables[BaseSlice] <= 0 {
 		return fmt.Errorf("%s must be positive", BaseSlice)
 	}
