@@ -206,14 +206,14 @@ const (
 
 func feat(cfg *sched.Config, name string) bool { return cfg.Features[name] }
 
-// New builds the class for a resolved configuration.
-func New(cfg *sched.Config) (sched.Class, error) {
+// build makes the class of version ver for a resolved configuration.
+func build(cfg *sched.Config, ver version) (sched.Class, error) {
 	if cfg.NCPU < 1 {
 		return nil, fmt.Errorf("eevdf: need at least one CPU")
 	}
 	c := &EEVDF{
 		cfg:                  cfg,
-		ver:                  versionOf(cfg),
+		ver:                  ver,
 		baseSlice:            cfg.Tunable(BaseSlice),
 		tick:                 cfg.Tunable(TickNsec),
 		migrationCost:        cfg.Tunable(MigrationCost),

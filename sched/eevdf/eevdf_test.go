@@ -30,7 +30,7 @@ func (r *fakeRQ) HRTickActive() bool      { return r.hrtick != 0 }
 // before).
 func newClass(t testing.TB, policy string, feats map[string]bool, set map[string]int64) *EEVDF {
 	t.Helper()
-	c, err := New(config(t, policy, 1, feats, set))
+	c, err := newOfConfig(config(t, policy, 1, feats, set))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestPickAndTies(t *testing.T) {
 // protection decides (PREEMPT_SHORT is off).
 func TestRunToParityProtection(t *testing.T) {
 	for _, rtp := range []bool{true, false} {
-		c, _ := New(config(t, "eevdf-6.18", 2, map[string]bool{RunToParity: rtp, PreemptShort: false}, nil))
+		c, _ := newOfConfig(config(t, "eevdf-6.18", 2, map[string]bool{RunToParity: rtp, PreemptShort: false}, nil))
 		cl := c.(*EEVDF)
 		rq := &fakeRQ{}
 		ts := queueN(cl, rq, 1, 0)
@@ -515,7 +515,7 @@ func TestTickComesFromTheMachine(t *testing.T) {
 		if got := cfg.Tunables[TickNsec]; got != c.want {
 			t.Errorf("%+v, set %v: tick_nsec %d, want %d", c.m, c.set, got, c.want)
 		}
-		cl, _ := New(cfg)
+		cl, _ := newOfConfig(cfg)
 		se := &entity{w: sched.NiceZeroLoad, slice: 750000}
 		if got, want := cl.(*EEVDF).lagLimit(&cfsRQ{}, se), max(1500000, c.want); got != want {
 			t.Errorf("%+v, set %v: lag clamp %d, want %d", c.m, c.set, got, want)
@@ -564,8 +564,9 @@ func TestCheckerCatchesBrokenInvariants(t *testing.T) {
 		}, "nr counts"},
 	} {
 		prof := *config(t, "eevdf-6.18", 1, nil, nil).Profile
+		real := prof.New
 		prof.New = func(cfg *sched.Config) (sched.Class, error) {
-			cl, err := New(cfg)
+			cl, err := real(cfg)
 			return &corrupt{EEVDF: cl.(*EEVDF), how: c.how}, err
 		}
 		cfg, _ := prof.NewConfig(1, nil, nil)
@@ -584,7 +585,7 @@ func TestCheckerCatchesBrokenInvariants(t *testing.T) {
 // distance to its deadline (6.12+); 6.6 grants a fresh request.
 func TestMigrationCarriesLagAndDeadline(t *testing.T) {
 	for _, p := range profiles {
-		c, _ := New(config(t, p, 2, nil, nil))
+		c, _ := newOfConfig(config(t, p, 2, nil, nil))
 		cl := c.(*EEVDF)
 		rq0, rq1 := &fakeRQ{cpu: 0}, &fakeRQ{cpu: 1}
 		ts := queueN(cl, rq0, 3, 0)
@@ -681,7 +682,7 @@ func TestGroupSlice(t *testing.T) {
 // dequeue where it was (its lag saved), at the time of the source RQ the
 // call is given, then joins the new queue.
 func TestWakeMigrationOfDelayedTask(t *testing.T) {
-	c, _ := New(config(t, "eevdf-6.18", 2, nil, nil))
+	c, _ := newOfConfig(config(t, "eevdf-6.18", 2, nil, nil))
 	cl := c.(*EEVDF)
 	rq0 := &fakeRQ{cpu: 0}
 	ts := queueN(cl, rq0, 2, 0)
@@ -776,5 +777,28 @@ func TestLagBoundAccountsJoins(t *testing.T) {
 	taskSE(a).shift0 = taskSE(a).q.shift
 	if err := cl.CheckInvariants(rq.now, [][]*sched.Task{runnable}); err == nil || !strings.Contains(err.Error(), "beyond the bound") {
 		t.Fatalf("got %v, want a lag-bound error", err)
+	}
+}
+
+// newOfConfig builds the class a configuration's profile makes.
+func newOfConfig(cfg *sched.Config) (sched.Class, error) { return cfg.Profile.New(cfg) }
+
+// A profile copied under another name keeps its kernel's behaviour: the
+// generation is bound when the profile is registered, not read back from
+// its name.
+func TestRenamedProfileKeepsItsVersion(t *testing.T) {
+	for _, name := range []string{"eevdf-6.6", "eevdf-6.12", "eevdf-6.18"} {
+		cfg := config(t, name, 1, nil, nil)
+		prof := *cfg.Profile
+		prof.Name = "my-" + name
+		renamed, err := prof.NewConfig(1, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := newOfConfig(cfg)
+		b, _ := newOfConfig(renamed)
+		if a.(*EEVDF).ver != b.(*EEVDF).ver {
+			t.Errorf("%s renamed: version %+v, want %+v", name, b.(*EEVDF).ver, a.(*EEVDF).ver)
+		}
 	}
 }

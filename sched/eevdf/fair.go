@@ -522,7 +522,7 @@ func (c *EEVDF) pickNextEntity(env sched.RQ, q *cfsRQ, protect bool) *entity {
 // honourBuddy: PICK_BUDDY from 6.12; in 6.6 only NEXT_BUDDY made the pick
 // look at the buddy.
 func (c *EEVDF) honourBuddy() bool {
-	if c.ver.name == "6.6" {
+	if c.ver.buddyNeedsNextBuddy {
 		return c.nextBuddy
 	}
 	return c.pickBuddy
@@ -704,7 +704,7 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	if env.NeedResched() {
 		return
 	}
-	if c.ver.name == "6.6" && curr.Policy == sched.Idle && p.Policy != sched.Idle {
+	if c.ver.idleCurrPreempted && curr.Policy == sched.Idle && p.Policy != sched.Idle {
 		r.resched(env)
 		return
 	}

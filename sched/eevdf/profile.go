@@ -139,7 +139,7 @@ func init() {
 		Doc:      "EEVDF of Linux 6.6: base slice 0.75 ms, protection until the first deadline renewal, no custom slices, no delayed dequeue",
 		Features: features(g66),
 		Tunables: tunables(g66, 750000),
-		New:      New,
+		New:      newOf(g66),
 		Resolve:  resolve,
 	})
 	sched.Register(&sched.Profile{
@@ -147,7 +147,7 @@ func init() {
 		Doc:      "EEVDF of Linux 6.12: 6.6 plus custom slices, PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, PLACE_REL_DEADLINE, PICK_BUDDY, deadline-ordered tree",
 		Features: features(g612),
 		Tunables: tunables(g612, 750000),
-		New:      New,
+		New:      newOf(g612),
 		Resolve:  resolve,
 	})
 	sched.Register(&sched.Profile{
@@ -155,7 +155,7 @@ func init() {
 		Doc:      "EEVDF of Linux 6.18.35 (the host's generation): base slice 0.70 ms, vprot from the shortest queued slice, lag clamp max_slice+tick, no fork preemption",
 		Features: features(g618),
 		Tunables: tunables(g618, 700000),
-		New:      New,
+		New:      newOf(g618),
 		Resolve:  resolve,
 	})
 }
@@ -176,7 +176,8 @@ func resolve(cfg *sched.Config, userSet map[string]bool) error {
 // version holds what differs between the generations beyond the feature
 // bits (eevdf.md §22).
 type version struct {
-	name string
+	name string // for messages and tests; behaviour follows the fields
+
 	// zeroVruntime: the origin of the avg_vruntime sums follows V
 	// (6.18.35); otherwise it is a monotonic min_vruntime.
 	zeroVruntime bool
@@ -206,13 +207,26 @@ type version struct {
 	// marker612: 6.12's update_curr also reschedules a curr whose marker
 	// PREEMPT_SHORT cancelled once it is ineligible.
 	marker612 bool
+	// buddyNeedsNextBuddy: the pick looks at the next buddy only under
+	// NEXT_BUDDY (6.6); later, PICK_BUDDY decides.
+	buddyNeedsNextBuddy bool
+	// idleCurrPreempted: a waking non-idle task preempts a SCHED_IDLE curr
+	// at once, before the fair comparison (6.6's check_preempt_wakeup).
+	idleCurrPreempted bool
 }
 
-func versionOf(cfg *sched.Config) version {
-	switch cfg.Profile.Name {
-	case "eevdf-6.6":
-		return version{name: "6.6", forkPlacedTwice: true, tiesKeepCurr: true}
-	case "eevdf-6.12":
+// newOf builds the class of generation g: the generation is bound to the
+// profile when it is registered, so a copy of a profile under another name
+// (a test's, a user's variant) keeps its kernel's behaviour.
+func newOf(g int) func(*sched.Config) (sched.Class, error) {
+	return func(cfg *sched.Config) (sched.Class, error) { return build(cfg, versionOf(g, cfg)) }
+}
+
+func versionOf(g int, cfg *sched.Config) version {
+	switch g {
+	case g66:
+		return version{name: "6.6", forkPlacedTwice: true, tiesKeepCurr: true, buddyNeedsNextBuddy: true, idleCurrPreempted: true}
+	case g612:
 		return version{name: "6.12", customSlices: true, marker612: true}
 	}
 	if cfg.Tunables[Sublevel] == 2 {
