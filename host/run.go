@@ -61,7 +61,8 @@ type Recording struct {
 	// workload.
 	RootPID    int
 	Start, End int64 // CLOCK_MONOTONIC ns: the go signal and the kill
-	// CPUs and Seed are what the run was asked for (nil CPUs: all).
+	// Spec, CPUs and Seed are what the run was asked for (nil CPUs: all).
+	Spec *workload.Spec
 	CPUs []int
 	Seed uint64
 	// Overrun and Dropped are events the ring buffer lost.
@@ -123,7 +124,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	for _, d := range setup.Did {
 		fmt.Fprintf(logw, "schedlab: %s\n", d)
 	}
-	res = &Recording{CPUs: o.CPUs, Seed: o.Seed}
+	res = &Recording{Spec: o.Spec, CPUs: o.CPUs, Seed: o.Seed}
 	res.Facts = hostFacts()
 	res.Facts.Tracefs = setup.Tracefs
 	for _, d := range removeStale(setup.Tracefs) {

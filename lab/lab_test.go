@@ -169,3 +169,22 @@ func TestEngineTickReachesTheClass(t *testing.T) {
 		}
 	}
 }
+
+// A workload without a timer says so, instead of wakeup-latency.c's
+// three lines of zeros.
+func TestNoTimerSaid(t *testing.T) {
+	for name, want := range map[string]bool{"two-hogs": true, "sleeper-vs-hog": false} {
+		req := load(t, name, nil)
+		req.Duration = 100 * time.Millisecond
+		oc, err := Simulate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		oc.Report.WriteText(&b, report.TextOptions{})
+		said := strings.Contains(b.String(), "no timer in this workload")
+		if said != want || said == strings.Contains(b.String(), "maximum latency:") {
+			t.Errorf("%s: says no timer %v, want %v:\n%s", name, said, want, b.String())
+		}
+	}
+}

@@ -54,6 +54,9 @@ func AnalyzeTrace(path string, stdin io.Reader, keep Keep) (*Outcome, error) {
 	if path == "-" {
 		r.Scenario = "stdin"
 	}
+	if st.Marks == 0 {
+		r.NoTimer = "no timer marks in this trace"
+	}
 	// A trace schedlab wrote says what it simulated.
 	if v := st.Meta["scenario"]; v != "" {
 		r.Scenario = v
@@ -106,6 +109,9 @@ func AnalyzeRecording(rec *host.Recording, name string, keep Keep) (*Outcome, er
 		Seed:     rec.Seed,
 		SimNS:    rec.End - rec.Start,
 		Warnings: tr.Notes(),
+	}
+	if rec.Spec != nil && !rec.Spec.HasTimer() {
+		r.NoTimer = "no timer in this workload"
 	}
 	// The table shows the workload; the machine's other tasks are summed.
 	rep := tr.Report

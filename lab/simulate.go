@@ -51,6 +51,9 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 		DefaultTunables: maps.Clone(cfg.Defaults.Tunables),
 		Engine:          engineCost(eng.Events(), eng.TraceEvents(), wall),
 	}
+	if !cfg.Spec.HasTimer() {
+		r.NoTimer = "no timer in this workload"
+	}
 	maps.Copy(r.Tunables, cfg.Params.Values())
 	maps.Copy(r.DefaultTunables, sim.DefaultParams().Values())
 	var timer, wakeup []int64

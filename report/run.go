@@ -107,7 +107,11 @@ type Run struct {
 	//
 	// Headline is the text report's first line: what ran, and where
 	// (a simulation, the host kernel, a trace file). Empty: a simulation's.
-	Headline        string           `json:"-"`
+	Headline string `json:"-"`
+	// NoTimer, if set, says why the run cannot have timer latency ("no
+	// timer in this workload"); the text prints it in place of
+	// wakeup-latency.c's three lines, which would read as a measurement.
+	NoTimer         string           `json:"-"`
 	DefaultFeatures map[string]bool  `json:"-"`
 	DefaultTunables map[string]int64 `json:"-"`
 	TimerHist       analyze.Log2Hist `json:"-"`
@@ -179,6 +183,11 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	b.WriteString("\n")
 	writeTasks(b, r.Tasks, o.MaxTasks)
 	b.WriteString("\n")
+	if r.NoTimer != "" && r.TimerLatency.Count == 0 {
+		fmt.Fprintf(b, "%s: no timer latency\n", r.NoTimer)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	// The three lines of wakeup-latency.c, so a reader of the seeds
 	// recognises the figures.
 	fmt.Fprintf(b, "maximum latency: %.1f µs\n", float64(r.TimerLatency.Max))

@@ -179,3 +179,7 @@ type Group struct {
 	Parent string // "" for a child of the root
 	Shares uint64
 }
+
+// HasTimer says whether any task of the spec waits on a timer, so that
+// its timer latency can have samples at all.
+func (s *Spec) HasTimer() bool { return len(s.Timers) > 0 }
