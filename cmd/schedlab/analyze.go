@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -85,9 +86,9 @@ type outputs struct {
 func (o *outputs) flags(cmd *cobra.Command, withTrace bool) {
 	f := cmd.Flags()
 	if withTrace {
-		f.StringVar(&o.tracePath, "trace", "", "write the events as ftrace text (6.x tracefs layout, nanosecond timestamps) to FILE, for analyze or the Perfetto UI")
+		f.StringVar(&o.tracePath, "trace", "", "write the events as ftrace text (6.x tracefs layout, nanosecond timestamps) to `FILE` (- for standard output, the report then going to standard error), for analyze or the Perfetto UI")
 	}
-	f.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (CDFs, histograms, per-CPU timeline) to FILE")
+	f.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (CDFs, histograms, per-CPU timeline) to `FILE`")
 	f.StringVar(&o.window, "timeline", "100ms", "length of the per-CPU timeline in the HTML report")
 }
 
@@ -106,7 +107,12 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 		}
 		k.Samples, k.Timeline = true, d
 	}
-	if o.tracePath != "" {
+	switch o.tracePath {
+	case "":
+	case "-":
+		o.tw = trace.NewWriter(os.Stdout, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta})
+		k.Sink = o.tw
+	default:
 		f, err := outfile.Create(o.tracePath)
 		if err != nil {
 			return k, &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
@@ -124,15 +130,26 @@ func (o *outputs) close(end int64, runErr error) error {
 		return nil
 	}
 	err := o.tw.Close(end)
-	if runErr != nil || err != nil {
+	switch {
+	case o.file == nil: // standard output
+	case runErr != nil || err != nil:
 		o.file.Abort()
-	} else {
+	default:
 		err = o.file.Commit()
 	}
 	if runErr == nil && err != nil {
 		return fmt.Errorf("--trace %s: %w", o.tracePath, err)
 	}
 	return nil
+}
+
+// reportTo is where the text or JSON report goes: standard output, unless
+// the trace does.
+func (o *outputs) reportTo() *os.File {
+	if o.tracePath == "-" {
+		return os.Stderr
+	}
+	return os.Stdout
 }
 
 // writeHTML writes the report of one run, if --html was given.

@@ -10,6 +10,7 @@
 //	schedlab scenario show NAME
 //	schedlab sweep GRID.json [--out DIR] [--index I --count N]
 //	schedlab sweep merge DIR [--csv|--json] [--svg FILE]
+//	schedlab version
 //
 // Errors in what the user gave exit with status 2, other failures with 1.
 package main
@@ -34,9 +35,11 @@ func main() {
 		Short:         "A laboratory for Linux fair-scheduler wakeup latency",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("schedlab {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd(), versionCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -196,5 +197,25 @@ func TestScenarios(t *testing.T) {
 	b, _, _ := schedlab(t, "run", p, "--duration", "1s")
 	if strings.SplitN(a, "\n", 2)[1] != strings.SplitN(b, "\n", 2)[1] {
 		t.Fatal("a copy of a built-in scenario runs differently")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, errOut, code := schedlab(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "schedlab ") || !strings.Contains(out, "go1.") || errOut != "" {
+		t.Errorf("version: code %d, %q, %q", code, out, errOut)
+	}
+	flag, _, code := schedlab(t, "--version")
+	if code != 0 || flag != out {
+		t.Errorf("--version: code %d, %q; want what version prints, %q", code, flag, out)
+	}
+	// A build stamped from the checkout names its commit.
+	stamped := filepath.Join(t.TempDir(), "schedlab")
+	if b, err := exec.Command("go", "build", "-buildvcs=true", "-o", stamped, ".").CombinedOutput(); err != nil {
+		t.Skipf("no VCS-stamped build here: %v: %s", err, b)
+	}
+	b, err := exec.Command(stamped, "version").Output()
+	if err != nil || !regexp.MustCompile(`^schedlab \S+, commit [0-9a-f]{12}`).Match(b) {
+		t.Errorf("stamped build: %q, %v", b, err)
 	}
 }

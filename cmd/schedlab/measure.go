@@ -207,7 +207,7 @@ then as at the end, and it says so on stderr.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"host\" with the host's facts)")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
-	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in FILE")
+	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`")
 	out.flags(cmd, false)
 	return cmd
 }

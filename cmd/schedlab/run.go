@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"schedlab/lab"
 	"schedlab/report"
+	"schedlab/sched"
 	"schedlab/workload"
 )
 
@@ -25,12 +25,13 @@ type simFlags struct {
 
 func (s *simFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&s.policy, "policy", lab.DefaultPolicy, "scheduling policy (see `schedlab features`)")
-	f.StringVar(&s.features, "features", "", "sched features to set, kernel syntax: NO_START_DEBIT,NEXT_BUDDY")
-	f.StringArrayVar(&s.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable; see `schedlab scenarios`)")
-	f.StringArrayVar(&s.set, "set", nil, "set a tunable or engine parameter: NAME=VALUE (repeatable)")
-	f.IntVar(&s.cpus, "cpus", 1, "number of CPUs")
-	f.StringVar(&s.duration, "duration", "", "simulated time, e.g. 10s or 250ms (default: the file's, else 10s)")
+	// A back-quoted word in a usage string is pflag's name for the value.
+	f.StringVar(&s.policy, "policy", lab.DefaultPolicy, "scheduling `policy`: "+strings.Join(sched.Profiles(), ", ")+" (schedlab features --policy P lists its features and tunables)")
+	f.StringVar(&s.features, "features", "", "sched features to set, in the kernel's syntax: `LIST` such as NO_START_DEBIT,NEXT_BUDDY")
+	f.StringArrayVar(&s.params, "param", nil, "set a parameter of a parametric built-in scenario: `NAME=VALUE` (repeatable; schedlab scenarios lists them)")
+	f.StringArrayVar(&s.set, "set", nil, "set a tunable or engine parameter: `NAME=VALUE` (repeatable)")
+	f.IntVar(&s.cpus, "cpus", 1, "number of CPUs, 1 to 4096")
+	f.StringVar(&s.duration, "duration", "", "simulated `time`, e.g. 10s or 250ms (default: the file's, else 10s)")
 	f.Uint64Var(&s.seed, "seed", 1, "random seed for the workload's random durations")
 	f.BoolVar(&s.check, "check", false, "verify the engine's and policy's invariants after every event")
 }
@@ -85,7 +86,14 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
 		Short: "Simulate a workload and report its latencies",
-		Args:  args(cobra.ExactArgs(1)),
+		Long: `Simulate a workload file (rt-app's JSON) or a built-in scenario under one
+of the simulated kernels, and print its timer and wakeup latency,
+perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
+		Example: `  schedlab run wakeup-latency-make-j10
+  schedlab run wakeup-latency-make-j10 --features NO_START_DEBIT --set HZ=250
+  schedlab run make-j10 --policy eevdf-6.18 --cpus 4 --json
+  schedlab run my-workload.json --duration 30s --trace my.trace --html my.html`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			req, err := s.request(a[0])
 			if err != nil {
@@ -108,12 +116,13 @@ func runCmd() *cobra.Command {
 			if err := out.writeHTML("schedlab run "+a[0], oc); err != nil {
 				return err
 			}
+			w := out.reportTo()
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(oc.Report)
 			}
-			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
+			return oc.Report.WriteText(w, report.TextOptions{Hist: hist, MaxTasks: tasks})
 		},
 	}
 	s.add(cmd)

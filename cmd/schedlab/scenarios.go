@@ -13,9 +13,10 @@ import (
 )
 
 func scenariosCmd() *cobra.Command {
-	return &cobra.Command{
+	var long bool
+	cmd := &cobra.Command{
 		Use:   "scenarios",
-		Short: "List the built-in scenarios, with the parameters of the parametric ones",
+		Short: "List the built-in scenarios, one line each (--long: descriptions and parameters)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			list := workload.Scenarios()
@@ -25,9 +26,25 @@ func scenariosCmd() *cobra.Command {
 			}
 			var b strings.Builder
 			for _, s := range list {
-				fmt.Fprintf(&b, "%-*s  %s\n", w, s.Name, s.Description)
+				if long {
+					fmt.Fprintf(&b, "%-*s  %s\n", w, s.Name, s.Description)
+				} else {
+					fmt.Fprintf(&b, "%-*s  %s\n", w, s.Name, summary(s.Description, 78-w))
+				}
 			}
 			tmpls := workload.Templates()
+			if !long {
+				var names []string
+				for _, t := range tmpls {
+					names = append(names, t.Name)
+				}
+				if len(names) > 0 {
+					fmt.Fprintf(&b, "\nparametric: %s (schedlab scenarios --long lists their parameters)\n", strings.Join(names, ", "))
+				}
+				b.WriteString("schedlab scenario show NAME prints its JSON and whole description.\n")
+				_, err := os.Stdout.WriteString(b.String())
+				return err
+			}
 			if len(tmpls) > 0 {
 				b.WriteString("\nParameters of the parametric scenarios, with their defaults " +
 					"(schedlab run NAME --param NAME=VALUE, schedlab scenario show NAME --param NAME=VALUE):\n")
@@ -50,6 +67,44 @@ func scenariosCmd() *cobra.Command {
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&long, "long", false, "print each scenario's whole description and the parametric ones' parameters")
+	return cmd
+}
+
+// summary is a description's gist in at most width characters: its first
+// clause, without parenthetical asides, cut at a word with "…".
+func summary(desc string, width int) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range desc {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	s := strings.Join(strings.Fields(b.String()), " ")
+	for _, p := range []string{",", ":", ";", "."} {
+		s = strings.ReplaceAll(s, " "+p, p)
+	}
+	for _, stop := range []string{": ", ". ", "; "} {
+		if i := strings.Index(s, stop); i > 0 {
+			s = s[:i]
+		}
+	}
+	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	width = max(width, 20)
+	if r := []rune(s); len(r) > width {
+		cut := string(r[:width-1])
+		if i := strings.LastIndexByte(cut, ' '); i > width/2 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;") + "…"
+	}
+	return s
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

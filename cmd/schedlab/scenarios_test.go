@@ -17,9 +17,10 @@ func TestScenariosListsParametricOnes(t *testing.T) {
 			t.Errorf("scenarios does not list %s", n)
 		}
 	}
+	long, _, _ := schedlab(t, "scenarios", "--long")
 	for _, w := range []string{"make-jN: make-j5, make-j10, or any make-jN with N in 1..100000", "  N=10 ", "cc1_sigma=1 ",
 		"period=10000 ", "input_hz=30 ", "uid=2 ", "jitter=20000 ", "--param NAME=VALUE"} {
-		if !strings.Contains(out, w) {
+		if !strings.Contains(long, w) {
 			t.Errorf("scenarios output lacks %q", w)
 		}
 	}
@@ -78,5 +79,42 @@ func TestShownTemplateRunsAsFile(t *testing.T) {
 	b, _, _ := schedlab(t, "run", p, "--duration", "1s")
 	if a == "" || strings.SplitN(a, "\n", 2)[1] != strings.SplitN(b, "\n", 2)[1] {
 		t.Fatal("a saved rendering of a parametric scenario runs differently")
+	}
+}
+
+// The list is a table a terminal shows whole: one line per scenario, the
+// name first, nothing past 80 columns.
+func TestScenariosOneLineEach(t *testing.T) {
+	out, _, code := schedlab(t, "scenarios")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	names := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if n := len([]rune(line)); n > 80 && !strings.HasPrefix(line, "parametric:") {
+			t.Errorf("%d columns: %q", n, line)
+		}
+		if strings.HasPrefix(line, "two-hogs ") || strings.HasPrefix(line, "make-j10 ") {
+			names++
+		}
+	}
+	if names != 2 {
+		t.Errorf("rows for two-hogs and make-j10 not found:\n%s", out)
+	}
+	long, _, _ := schedlab(t, "scenarios", "--long")
+	if !strings.Contains(long, "cc1_burst=20000") {
+		t.Errorf("--long lacks the parameters")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	for in, want := range map[string]string{
+		"Seed 003 (2008, FAIR_USER_SCHED), a reconstruction (x; y): two busy loops.": "Seed 003, a reconstruction",
+		"Two nice-0 busy loops on one CPU: CFS gives each half of it.":                "Two nice-0 busy loops on one CPU",
+		"A very long sentence that goes on and on well past the width we allow":     "A very long sentence that goes on…",
+	} {
+		if got := summary(in, 36); got != want {
+			t.Errorf("summary(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
