@@ -110,8 +110,8 @@ func TestScenariosOneLineEach(t *testing.T) {
 func TestSummary(t *testing.T) {
 	for in, want := range map[string]string{
 		"Seed 003 (2008, FAIR_USER_SCHED), a reconstruction (x; y): two busy loops.": "Seed 003, a reconstruction",
-		"Two nice-0 busy loops on one CPU: CFS gives each half of it.":                "Two nice-0 busy loops on one CPU",
-		"A very long sentence that goes on and on well past the width we allow":     "A very long sentence that goes on…",
+		"Two nice-0 busy loops on one CPU: CFS gives each half of it.":               "Two nice-0 busy loops on one CPU",
+		"A very long sentence that goes on and on well past the width we allow":      "A very long sentence that goes on…",
 	} {
 		if got := summary(in, 36); got != want {
 			t.Errorf("summary(%q) = %q, want %q", in, got, want)
