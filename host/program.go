@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -23,8 +23,11 @@ const (
 	maxCPU         = 256
 )
 
-// Linux policy numbers (include/uapi/linux/sched.h).
-var linuxPolicy = map[sched.Policy]int{sched.Normal: 0, sched.Batch: 3, sched.Idle: 5}
+// fairPolicy says whether the host runner can run p: it measures the fair
+// class, as the simulator models it.
+func fairPolicy(p uapi.Policy) bool {
+	return p == uapi.SchedNormal || p == uapi.SchedBatch || p == uapi.SchedIdle
+}
 
 var notifyCode = map[string]int{"": 0, "signal": 1, "thread": 2, "input": 3}
 
@@ -63,11 +66,12 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	}
 	w("schedlab-host-program 1")
 	w("seed", seed)
-	pol, ok := linuxPolicy[spec.DefaultPolicy]
-	if !ok {
+	if !fairPolicy(spec.DefaultPolicy) {
 		return nil, unsupported("default_policy %s: the host runner runs the fair class only", spec.DefaultPolicy)
 	}
-	w("policy", pol)
+	// The worker hands policies to sched_setattr as they are: uapi numbers
+	// them as the kernel does.
+	w("policy", uint32(spec.DefaultPolicy))
 	w("timers", len(spec.Timers))
 	for _, t := range spec.Timers {
 		w(b2i(t.Absolute), b2i(t.PerThread), notifyCode[t.Notify])
@@ -93,11 +97,10 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		}
 		policy := -1
 		if p.Policy != nil {
-			n, ok := linuxPolicy[*p.Policy]
-			if !ok {
+			if !fairPolicy(*p.Policy) {
 				return "", unsupported("%s: policy %s: the host runner runs the fair class only", where, *p.Policy)
 			}
-			policy = n
+			policy = int(*p.Policy)
 		}
 		group := -1
 		if p.TaskGroup != nil {

@@ -14,44 +14,7 @@
 // tables and the kernel's fixed-point arithmetic.
 package sched
 
-import "fmt"
-
-// Policy is a task's scheduling policy (SCHED_*).
-type Policy uint8
-
-const (
-	Normal Policy = iota // SCHED_NORMAL / SCHED_OTHER
-	Batch                // SCHED_BATCH: never preempts on wakeup
-	Idle                 // SCHED_IDLE: weight 3, yields to any normal wakee
-	FIFO                 // SCHED_FIFO (real time)
-	RR                   // SCHED_RR (real time)
-)
-
-var policyNames = [...]string{"SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR"}
-
-func (p Policy) String() string {
-	if int(p) < len(policyNames) {
-		return policyNames[p]
-	}
-	return fmt.Sprintf("policy(%d)", p)
-}
-
-// ParsePolicy accepts rt-app's spellings (SCHED_OTHER or SCHED_NORMAL, …).
-func ParsePolicy(s string) (Policy, error) {
-	switch s {
-	case "SCHED_OTHER", "SCHED_NORMAL":
-		return Normal, nil
-	case "SCHED_BATCH":
-		return Batch, nil
-	case "SCHED_IDLE":
-		return Idle, nil
-	case "SCHED_FIFO":
-		return FIFO, nil
-	case "SCHED_RR":
-		return RR, nil
-	}
-	return 0, fmt.Errorf("unknown policy %q (valid: SCHED_OTHER, SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR)", s)
-}
+import "schedlab/uapi"
 
 // Task is what a scheduling class sees of a task. The engine creates it and
 // keeps its identity fields current; Sched belongs to the class.
@@ -60,7 +23,7 @@ type Task struct {
 	Comm      string
 	UID       int
 	Nice      int // the weight the class uses; may differ from the workload's nice while a feature renices
-	Policy    Policy
+	Policy    uapi.Policy
 	Group     *Group // nil: the root task group
 	CPU       int    // the CPU whose run queue the task is (or was last) on
 	// Slice is the task's custom slice (sched_attr.sched_runtime, ns), 0

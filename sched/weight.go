@@ -1,5 +1,7 @@
 package sched
 
+import "schedlab/uapi"
+
 // NiceZeroLoad is the weight of a nice-0 task (SCHED_LOAD_SCALE, 1 << 10).
 const NiceZeroLoad = 1024
 
@@ -34,8 +36,6 @@ var prioToWmult = [40]uint64{
 const (
 	IdleWeight  = 3
 	IdleWmult   = 1431655765
-	MinNice     = -20
-	MaxNice     = 19
 	DefaultPrio = 120 // kernel priority of a nice-0 fair task
 )
 
@@ -48,8 +48,8 @@ type LoadWeight struct {
 
 // NiceWeight returns the table weight and inverse of a nice level for the
 // given policy (SCHED_IDLE ignores nice). Nice is clamped to [−20, 19].
-func NiceWeight(nice int, p Policy) LoadWeight {
-	if p == Idle {
+func NiceWeight(nice int, p uapi.Policy) LoadWeight {
+	if p == uapi.SchedIdle {
 		return LoadWeight{IdleWeight, IdleWmult}
 	}
 	i := clampNice(nice) + 20
@@ -57,7 +57,7 @@ func NiceWeight(nice int, p Policy) LoadWeight {
 }
 
 func clampNice(n int) int {
-	return min(max(n, MinNice), MaxNice)
+	return min(max(n, uapi.MinNice), uapi.MaxNice)
 }
 
 // Arch selects the word size whose fixed-point rules the arithmetic follows.

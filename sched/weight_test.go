@@ -1,6 +1,10 @@
 package sched
 
-import "testing"
+import (
+	"testing"
+
+	"schedlab/uapi"
+)
 
 // Vectors from cfs-2.6.35.md §5.5, computed by hand from the kernel's rules
 // (lazy inverse 1+(WMULT_CONST−W/2)/(W+1), two half-shifts above 2^32).
@@ -42,7 +46,7 @@ func TestCalcDeltaFairUsesTableInverse(t *testing.T) {
 		{0, 4000000, 4000000, 1024},
 	}
 	for _, c := range cases {
-		lw := NiceWeight(c.nice, Normal)
+		lw := NiceWeight(c.nice, uapi.SchedNormal)
 		if lw.Weight != c.wantWeight {
 			t.Errorf("nice %d: weight %d, want %d", c.nice, lw.Weight, c.wantWeight)
 		}
@@ -62,17 +66,17 @@ func TestLazyInverseDividesByWeightPlusOne(t *testing.T) {
 
 func TestNiceWeightTables(t *testing.T) {
 	// Each table inverse is 2^32/weight rounded (within 1 of it).
-	for n := MinNice; n <= MaxNice; n++ {
-		lw := NiceWeight(n, Normal)
+	for n := uapi.MinNice; n <= uapi.MaxNice; n++ {
+		lw := NiceWeight(n, uapi.SchedNormal)
 		exact := float64(uint64(1)<<32) / float64(lw.Weight)
 		if d := float64(lw.Inv) - exact; d > 1 || d < -1 {
 			t.Errorf("nice %d: inverse %d, 2^32/%d = %.1f", n, lw.Inv, lw.Weight, exact)
 		}
 	}
-	if w := NiceWeight(0, Idle); w.Weight != 3 {
+	if w := NiceWeight(0, uapi.SchedIdle); w.Weight != 3 {
 		t.Errorf("SCHED_IDLE weight %d, want 3", w.Weight)
 	}
-	if w := NiceWeight(40, Normal); w.Weight != 15 {
+	if w := NiceWeight(40, uapi.SchedNormal); w.Weight != 15 {
 		t.Errorf("nice is not clamped: %d", w.Weight)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"schedlab/sched"
 	"schedlab/trace"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -155,7 +156,7 @@ func (e *Engine) checkTaskDef(d *workload.Task) error {
 	if d.Props.Policy != nil {
 		pol = *d.Props.Policy
 	}
-	if pol == sched.FIFO || pol == sched.RR {
+	if pol == uapi.SchedFIFO || pol == uapi.SchedRR {
 		return fmt.Errorf("task %q: policy %v is not simulated (valid: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE)", d.Name, pol)
 	}
 	for _, c := range d.Props.CPUs {

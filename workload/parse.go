@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload/jsonc"
 )
 
@@ -320,13 +320,16 @@ func (p *parser) buildGroups() {
 	}
 }
 
-func (p *parser) policy(v *jsonc.Value) (sched.Policy, error) {
+func (p *parser) policy(v *jsonc.Value) (uapi.Policy, error) {
 	if v.Kind != jsonc.String {
 		return 0, p.errf(v.Pos, "a policy must be a string such as \"SCHED_OTHER\"")
 	}
-	pol, err := sched.ParsePolicy(v.Str)
-	if err != nil {
-		return 0, p.errf(v.Pos, "%v", err)
+	// SCHED_DEADLINE is no part of the language: a deadline task is its
+	// runtime, deadline and period, and the language reads dl-runtime as
+	// a fair task's custom slice.
+	pol, ok := uapi.ParsePolicy(v.Str)
+	if !ok || pol == uapi.SchedDeadline {
+		return 0, p.errf(v.Pos, "unknown policy %q (valid: SCHED_OTHER, SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR)", v.Str)
 	}
 	return pol, nil
 }
@@ -484,7 +487,7 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 		props.Policy = &pol
 	case "priority":
 		n, ok := v.Int()
-		if !ok || n < sched.MinNice || n > sched.MaxNice {
+		if !ok || n < uapi.MinNice || n > uapi.MaxNice {
 			return false, p.errf(v.Pos, "%s: priority (the nice value) must be an integer in [-20, 19]", where)
 		}
 		nice := int(n)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"schedlab/sched"
+	"schedlab/uapi"
 )
 
 func mustParse(t *testing.T, js string) *Spec {
@@ -32,7 +32,7 @@ func TestEventsRunInKeyOrder(t *testing.T) {
 			"b": {"sleep0": 10, "runtime0": 20, "running": 30, "yield": 0, "run1": 40},
 			"a": {"instance": 3, "priority": -5, "cpus": [0], "uid": 7, "run": 1},
 		}}`)
-	if s.Duration != 2.5e9 || s.DefaultPolicy != sched.Batch {
+	if s.Duration != 2.5e9 || s.DefaultPolicy != uapi.SchedBatch {
 		t.Fatalf("global: duration %d policy %v", s.Duration, s.DefaultPolicy)
 	}
 	if s.Tasks[0].Name != "b" || s.Tasks[1].Name != "a" {

@@ -10,7 +10,7 @@
 // scenario.go.
 package workload
 
-import "schedlab/sched"
+import "schedlab/uapi"
 
 // Spec is a parsed workload.
 type Spec struct {
@@ -18,7 +18,7 @@ type Spec struct {
 	// Duration is global.duration in ns; 0 means the file sets none (rt-app's
 	// −1: run until every task ends).
 	Duration      int64
-	DefaultPolicy sched.Policy
+	DefaultPolicy uapi.Policy
 	Tasks         []*Task // in file order
 	// Groups lists every task group the tasks use, parents before
 	// children, with the shares of the "taskgroups" extension.
@@ -49,7 +49,7 @@ type Task struct {
 // Props are the scheduling properties a thread (or, from that phase on, a
 // phase) sets. Nil or empty fields are "not set here".
 type Props struct {
-	Policy    *sched.Policy
+	Policy    *uapi.Policy
 	Nice      *int
 	CPUs      []int
 	TaskGroup *string

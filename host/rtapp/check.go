@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -96,8 +96,8 @@ func checkTask(spec *workload.Spec, t *workload.Task, timerThreads []int) error 
 		pol, from = *t.Props.Policy, ""
 	}
 	switch pol {
-	case sched.Normal:
-	case sched.FIFO, sched.RR:
+	case uapi.SchedNormal:
+	case uapi.SchedFIFO, uapi.SchedRR:
 		if t.Props.Nice != nil && *t.Props.Nice < 1 {
 			return fmt.Errorf("%s has policy %v with priority %d, but rt-app 1.0 takes it as the real-time priority, 1…99", task, pol, *t.Props.Nice)
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -153,8 +153,8 @@ func eventValue(spec *workload.Spec, t *workload.Task, ev workload.Event) any {
 }
 
 // policyName is rt-app's spelling (1.0 knows no SCHED_NORMAL).
-func policyName(p sched.Policy) string {
-	if p == sched.Normal {
+func policyName(p uapi.Policy) string {
+	if p == uapi.SchedNormal {
 		return "SCHED_OTHER"
 	}
 	return p.String()

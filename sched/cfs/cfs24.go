@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"schedlab/sched"
+	"schedlab/uapi"
 )
 
 // CFS as Linux 2.6.24 had it, with its default CONFIG_FAIR_USER_SCHED: one
@@ -348,7 +349,7 @@ func (c *CFS24) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		return
 	}
 	// Batch wakees leave preemption to the tick.
-	if p.Policy == sched.Batch || !c.wakeupPreempt {
+	if p.Policy == uapi.SchedBatch || !c.wakeupPreempt {
 		return
 	}
 	se, pse := taskSE(curr), taskSE(p)

@@ -1,6 +1,9 @@
 package cfs
 
-import "schedlab/sched"
+import (
+	"schedlab/sched"
+	"schedlab/uapi"
+)
 
 // generation is what the operations 2.6.24 and 2.6.35 share ask of a class.
 type generation interface {
@@ -19,7 +22,7 @@ func yieldTask(g generation, curr *sched.Task, compat bool) {
 		return
 	}
 	clearBuddies(se)
-	if !compat && curr.Policy != sched.Batch {
+	if !compat && curr.Policy != uapi.SchedBatch {
 		g.updateCurr(q)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"schedlab/sched"
+	"schedlab/uapi"
 )
 
 // entity is a sched_entity: a task's, or a task group's on one CPU (§1.1).
@@ -355,7 +356,7 @@ func (c *CFS) wakeupPreemptEntity(curr, se *entity) int {
 }
 
 func setNextBuddy(se *entity) {
-	if se.task != nil && se.task.Policy == sched.Idle {
+	if se.task != nil && se.task.Policy == uapi.SchedIdle {
 		return
 	}
 	for x := se; x != nil; x = x.parent {
@@ -364,7 +365,7 @@ func setNextBuddy(se *entity) {
 }
 
 func setLastBuddy(se *entity) {
-	if se.task != nil && se.task.Policy == sched.Idle {
+	if se.task != nil && se.task.Policy == uapi.SchedIdle {
 		return
 	}
 	for x := se; x != nil; x = x.parent {
@@ -432,10 +433,10 @@ func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		return
 	}
 	// Batch and idle wakees never preempt.
-	if p.Policy != sched.Normal {
+	if p.Policy != uapi.SchedNormal {
 		return
 	}
-	if curr.Policy == sched.Idle {
+	if curr.Policy == uapi.SchedIdle {
 		c.preempt(env, se, scale)
 		return
 	}

@@ -1,6 +1,9 @@
 package cfs
 
-import "schedlab/sched"
+import (
+	"schedlab/sched"
+	"schedlab/uapi"
+)
 
 // The 2010 RFC features of seeds 000, 002 and 004 (Mathieu Desnoyers). None
 // was merged and the patch series is lost except for what the seeds quote,
@@ -155,7 +158,7 @@ func (c *CFS) forkExpedited(parent *entity) bool {
 // as set_user_nice does (the vruntime is not rescaled).
 func (c *CFS) startNicePenalty(env sched.RQ, se *entity) {
 	t := se.task
-	nice := min(t.Nice+c.rfc.startNiceDelta, sched.MaxNice)
+	nice := min(t.Nice+c.rfc.startNiceDelta, uapi.MaxNice)
 	se.startNice = true
 	se.sumAtFork = se.sumExec
 	c.reweight(env, se, sched.NiceWeight(nice, t.Policy))

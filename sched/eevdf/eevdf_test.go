@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"schedlab/sched"
+	"schedlab/uapi"
 )
 
 // fakeRQ is a run queue whose time and running task a test sets by hand.
@@ -94,7 +95,7 @@ func TestCalcDeltaFair(t *testing.T) {
 		{5400000, 5, 0, 16506268},
 		{700000, -5, 0, 229669},
 	} {
-		lw := sched.NiceWeight(c.nice, sched.Normal)
+		lw := sched.NiceWeight(c.nice, uapi.SchedNormal)
 		se := &entity{w: lw.Weight, inv: lw.Inv}
 		if c.w != 0 {
 			se = &entity{w: c.w}

@@ -1,6 +1,9 @@
 package eevdf
 
-import "schedlab/sched"
+import (
+	"schedlab/sched"
+	"schedlab/uapi"
+)
 
 // Internal enqueue/dequeue flags, as the kernel spells them.
 const (
@@ -430,7 +433,7 @@ func (c *EEVDF) cancelProtect(se *entity) {
 // ---------------------------------------------------------------------------
 // Buddies (§14)
 
-func isIdle(se *entity) bool { return se.task != nil && se.task.Policy == sched.Idle }
+func isIdle(se *entity) bool { return se.task != nil && se.task.Policy == uapi.SchedIdle }
 
 func (c *EEVDF) setNextBuddy(se *entity) {
 	for x := se; x != nil; x = x.parent {
@@ -704,7 +707,7 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	if env.NeedResched() {
 		return
 	}
-	if c.ver.idleCurrPreempted && curr.Policy == sched.Idle && p.Policy != sched.Idle {
+	if c.ver.idleCurrPreempted && curr.Policy == uapi.SchedIdle && p.Policy != uapi.SchedIdle {
 		r.resched(env)
 		return
 	}
@@ -721,7 +724,7 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	} else if ci != pi {
 		return
 	}
-	if p.Policy != sched.Normal {
+	if p.Policy != uapi.SchedNormal {
 		return // SCHED_BATCH and SCHED_IDLE wakees never preempt
 	}
 	q := se.q
