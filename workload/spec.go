@@ -153,6 +153,17 @@ const (
 	Uniform
 )
 
+// distNames are the "dist" values of the language; Fixed, a plain number
+// in a file, has none there.
+var distNames = [...]string{Fixed: "fixed", LogNormal: "lognormal", Exponential: "exponential", Uniform: "uniform"}
+
+func (d DistKind) String() string {
+	if int(d) < len(distNames) {
+		return distNames[d]
+	}
+	return "?"
+}
+
 // TimerRes is a timer resource: rt-app shares one timer between all threads
 // that name it, unless the name starts with "unique".
 type TimerRes struct {

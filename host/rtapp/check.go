@@ -134,7 +134,7 @@ func checkEvent(spec *workload.Spec, task string, ev workload.Event, timerThread
 	switch ev.Kind {
 	case workload.Run, workload.Runtime, workload.Sleep:
 		if ev.Dur.Dist != workload.Fixed {
-			return fmt.Errorf("%s has a random duration (%s), but rt-app 1.0 needs an integer of µs", event, distName(ev.Dur.Dist))
+			return fmt.Errorf("%s has a random duration (%s), but rt-app 1.0 needs an integer of µs", event, ev.Dur.Dist)
 		}
 		return checkInt32(event, ev.Dur.Fixed)
 	case workload.Timer:
@@ -143,7 +143,7 @@ func checkEvent(spec *workload.Spec, task string, ev workload.Event, timerThread
 		case tr.Notify != "":
 			return fmt.Errorf("%s: timer %q has \"notify\": %q (a POSIX timer, a schedlab extension), which rt-app 1.0 lacks", event, tr.Name, tr.Notify)
 		case ev.PeriodDur.Dist != workload.Fixed:
-			return fmt.Errorf("%s: timer %q has a random period (%s), but rt-app 1.0 needs an integer of µs", event, tr.Name, distName(ev.PeriodDur.Dist))
+			return fmt.Errorf("%s: timer %q has a random period (%s), but rt-app 1.0 needs an integer of µs", event, tr.Name, ev.PeriodDur.Dist)
 		case !tr.PerThread && timerThreads[ev.Timer] > 1:
 			return fmt.Errorf("%s: timer %q is shared by %d threads, and rt-app 1.0 measures wu_lat against the shared expiry after another thread has advanced it", event, tr.Name, timerThreads[ev.Timer])
 		}
@@ -172,16 +172,4 @@ func checkInt32(event string, ns int64) error {
 		return fmt.Errorf("%s is %d µs, beyond rt-app 1.0's 32-bit integers", event, us)
 	}
 	return nil
-}
-
-func distName(d workload.DistKind) string {
-	switch d {
-	case workload.LogNormal:
-		return "lognormal"
-	case workload.Exponential:
-		return "exponential"
-	case workload.Uniform:
-		return "uniform"
-	}
-	return "fixed"
 }
