@@ -13,15 +13,8 @@ import (
 
 // The worker runs a program, a flat text form of a workload.Spec that C
 // reads with strtoll: whitespace-separated integers, strings in hex. The
-// form is private to this package (compile writes it, worker.c reads it).
-
-// Limits of the worker (worker.c).
-const (
-	maxTimers = 64
-	// Signal timers use SIGRTMIN+1+i; SIGRTMAX is SIGRTMIN+30 on Linux.
-	maxSignalTimer = 29
-	maxCPU         = 256
-)
+// form is private to this package (compile writes it, worker.c reads it),
+// and its codes and limits are worker.h's (worker.go).
 
 // fairPolicy says whether the host runner can run p: it measures the fair
 // class, as the simulator models it.
@@ -29,7 +22,16 @@ func fairPolicy(p uapi.Policy) bool {
 	return p == uapi.SchedNormal || p == uapi.SchedBatch || p == uapi.SchedIdle
 }
 
-var notifyCode = map[string]int{"": 0, "signal": 1, "thread": 2, "input": 3}
+// workerCode is k's code in table. A kind without one is a table that has
+// fallen behind the workload language, which worker_test.go catches; a
+// program with a wrong code would run another workload than the one asked.
+func workerCode[K comparable](table map[K]int, k K) int {
+	c, ok := table[k]
+	if !ok {
+		panic(fmt.Sprintf("host: %T %v has no worker code (worker.h)", k, k))
+	}
+	return c
+}
 
 // UnsupportedError says which part of a workload the host cannot run.
 type UnsupportedError struct{ Msg string }
@@ -64,7 +66,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		}
 		return hex.EncodeToString([]byte(s))
 	}
-	w("schedlab-host-program 1")
+	w(programMagic, programVersion)
 	w("seed", seed)
 	if !fairPolicy(spec.DefaultPolicy) {
 		return nil, unsupported("default_policy %s: the host runner runs the fair class only", spec.DefaultPolicy)
@@ -74,7 +76,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	w("policy", uint32(spec.DefaultPolicy))
 	w("timers", len(spec.Timers))
 	for _, t := range spec.Timers {
-		w(b2i(t.Absolute), b2i(t.PerThread), notifyCode[t.Notify])
+		w(b2i(t.Absolute), b2i(t.PerThread), workerCode(notifyCode, t.Notify))
 	}
 	groups := make([]string, 0, len(spec.Groups))
 	groupIndex := map[string]int{}
@@ -95,18 +97,18 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		if p.Nice != nil {
 			nice, hasNice = *p.Nice, 1
 		}
-		policy := -1
+		policy := unset
 		if p.Policy != nil {
 			if !fairPolicy(*p.Policy) {
 				return "", unsupported("%s: policy %s: the host runner runs the fair class only", where, *p.Policy)
 			}
 			policy = int(*p.Policy)
 		}
-		group := -1
+		group := unset
 		if p.TaskGroup != nil {
 			group = groupIndex[*p.TaskGroup]
 		}
-		uid := -1
+		uid := unset
 		if p.UID != nil {
 			uid = *p.UID
 		}
@@ -128,7 +130,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		return s, nil
 	}
 	dur := func(d workload.Duration) string {
-		return fmt.Sprintf("%d %d %d %d %d %d %s", d.Dist, d.Fixed, d.Median, d.Mean, d.Min, d.Max,
+		return fmt.Sprintf("%d %d %d %d %d %d %s", workerCode(distCode, d.Dist), d.Fixed, d.Median, d.Mean, d.Min, d.Max,
 			strconv.FormatFloat(d.Sigma, 'g', -1, 64))
 	}
 	w("tasks", len(spec.Tasks))
@@ -149,7 +151,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 			w(pp)
 			w(len(ph.Events))
 			for _, e := range ph.Events {
-				w("event", int(e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target))
+				w("event", workerCode(eventCode, e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target))
 			}
 		}
 	}

@@ -43,33 +43,27 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-enum { EV_RUN = 1, EV_RUNTIME, EV_SLEEP, EV_TIMER, EV_FORK, EV_YIELD, EV_SUSPEND, EV_RESUME, EV_LATENCY_END };
-enum { D_FIXED, D_LOGNORMAL, D_EXPONENTIAL, D_UNIFORM };
-enum { N_NONE, N_SIGNAL, N_THREAD, N_INPUT };
-
-#define SL_MAXCPU 256
-#define SL_MAXTIMERS 64
 #define SL_SLOTS 8192
 #define SL_MIN_PERIOD 1000 // ns: a random period is never shorter (sim/timers.go)
 
 typedef struct {
-	int dist;
+	enum sl_dist dist;
 	int64_t fixed, median, mean, min, max;
 	double sigma;
 } sl_dur;
 
 typedef struct {
 	int has_nice, nice;
-	int policy; // -1: the program's default
-	int group;  // -1: inherit the creator's cgroup
-	int uid;    // -1: keep
+	int policy; // or SL_UNSET, as are group and uid
+	int group;
+	int uid;
 	int64_t slice;
 	int ncpus;
 	int cpus[SL_MAXCPU];
 } sl_props;
 
 typedef struct {
-	int kind;
+	enum sl_event_kind kind;
 	sl_dur dur;
 	int timer;
 	sl_dur period;
@@ -97,7 +91,8 @@ typedef struct {
 } sl_task;
 
 typedef struct {
-	int absolute, perthread, notify;
+	int absolute, perthread;
+	enum sl_notify notify;
 } sl_timer_res;
 
 typedef struct {
@@ -216,8 +211,18 @@ static char *hexstr(void) {
 	return s;
 }
 
+// code reads a code of worker.h, refusing any the program's writer did not
+// mean: a code out of step with program.go must stop the worker, not run
+// the workload as something else.
+static int code(int first, int last, const char *what) {
+	int64_t v = num();
+	if (v < first || v > last)
+		die("program: %s %lld", what, (long long)v);
+	return (int)v;
+}
+
 static void read_dur(sl_dur *d) {
-	d->dist = (int)num();
+	d->dist = (enum sl_dist)code(SL_DIST_FIXED, SL_DIST_UNIFORM, "distribution");
 	d->fixed = num();
 	d->median = num();
 	d->mean = num();
@@ -256,8 +261,9 @@ static void read_program(int fd) {
 	}
 	buf[n] = 0;
 	cur = buf;
-	expect("schedlab-host-program");
-	expect("1");
+	expect(SL_PROGRAM_MAGIC);
+	if (num() != SL_PROGRAM_VERSION)
+		die("program: not version %d", SL_PROGRAM_VERSION);
 	expect("seed");
 	prog.seed = (uint64_t)num();
 	expect("policy");
@@ -269,7 +275,10 @@ static void read_program(int fd) {
 	for (int i = 0; i < prog.ntimers; i++) {
 		prog.timers[i].absolute = (int)num();
 		prog.timers[i].perthread = (int)num();
-		prog.timers[i].notify = (int)num();
+		prog.timers[i].notify = (enum sl_notify)code(SL_NOTIFY_NONE, SL_NOTIFY_INPUT, "notify");
+		if ((prog.timers[i].notify == SL_NOTIFY_SIGNAL || prog.timers[i].notify == SL_NOTIFY_INPUT) &&
+		    i > SL_MAX_SIGNAL_TIMER)
+			die("program: signal timer %d", i);
 	}
 	expect("groups");
 	prog.ngroups = (int)num();
@@ -302,7 +311,7 @@ static void read_program(int fd) {
 			for (int k = 0; k < ph->nev; k++) {
 				sl_event *e = &ph->ev[k];
 				expect("event");
-				e->kind = (int)num();
+				e->kind = (enum sl_event_kind)code(SL_EV_RUN, SL_EV_LATENCY_END, "event kind");
 				read_dur(&e->dur);
 				e->timer = (int)num();
 				read_dur(&e->period);
@@ -341,13 +350,15 @@ static double unit(uint64_t *s) { return ((rnd(s) >> 11) + 0.5) / 90071992547409
 
 static int64_t draw(const sl_dur *d, uint64_t *s) {
 	switch (d->dist) {
-	case D_LOGNORMAL: {
+	case SL_DIST_FIXED:
+		break;
+	case SL_DIST_LOGNORMAL: {
 		double z = sqrt(-2 * log(unit(s))) * cos(2 * M_PI * unit(s));
 		return (int64_t)llround((double)d->median * exp(d->sigma * z));
 	}
-	case D_EXPONENTIAL:
+	case SL_DIST_EXPONENTIAL:
 		return (int64_t)llround(-(double)d->mean * log(unit(s)));
-	case D_UNIFORM:
+	case SL_DIST_UNIFORM:
 		return d->min + (int64_t)llround(unit(s) * (double)(d->max - d->min));
 	}
 	return d->fixed;
@@ -453,11 +464,11 @@ static void set_nice(int nice) {
 // rights to do so: cgroup, policy and nice, affinity, and the uid last.
 static void apply_start(const sl_props *p) {
 	char b[32];
-	if (p->group >= 0) {
+	if (p->group != SL_UNSET) {
 		snprintf(b, sizeof b, "%d", (int)gettid_());
 		write_file(prog.groups[p->group], b);
 	}
-	int policy = p->policy >= 0 ? p->policy : prog.default_policy;
+	int policy = p->policy != SL_UNSET ? p->policy : prog.default_policy;
 	int nice = p->has_nice ? p->nice : 0;
 	if (policy != SCHED_OTHER || p->slice > 0) {
 		struct sl_sched_attr a = {.size = sizeof a, .policy = (uint32_t)policy, .nice = nice, .runtime = (uint64_t)p->slice};
@@ -474,7 +485,7 @@ static void apply_start(const sl_props *p) {
 			fprintf(stderr, "schedlab host worker: sched_setaffinity: %s\n", strerror(errno));
 	}
 	// A raw setresuid changes only this thread; glibc's would change all.
-	if (p->uid >= 0 && syscall(SYS_setresuid, p->uid, p->uid, p->uid) < 0)
+	if (p->uid != SL_UNSET && syscall(SYS_setresuid, p->uid, p->uid, p->uid) < 0)
 		fprintf(stderr, "schedlab host worker: setresuid %d: %s\n", p->uid, strerror(errno));
 }
 
@@ -636,8 +647,8 @@ static void rt_timer(sl_thread *th, const sl_event *e) {
 	const sl_timer_res *r = &prog.timers[e->timer];
 	sl_rt_timer *sh = r->perthread ? NULL : &shm->rt[e->timer];
 	sl_own_timer *own = &th->own[e->timer];
-	int64_t period = e->period.dist == D_FIXED ? e->period.fixed : draw(&e->period, &th->rng);
-	if (period < SL_MIN_PERIOD && e->period.dist != D_FIXED)
+	int64_t period = e->period.dist == SL_DIST_FIXED ? e->period.fixed : draw(&e->period, &th->rng);
+	if (period < SL_MIN_PERIOD && e->period.dist != SL_DIST_FIXED)
 		period = SL_MIN_PERIOD;
 	int64_t next, seq;
 	if (sh)
@@ -703,7 +714,7 @@ static void posix_wait(sl_thread *th, const sl_event *e) {
 	for (int i = 0; i < si.si_overrun; i++)
 		mark("timer_missed timer=%d seq=%lld", id, (long long)(seq + 1 + i));
 	p->seq += si.si_overrun;
-	if (r->notify == N_INPUT) {
+	if (r->notify == SL_NOTIFY_INPUT) {
 		sl_slot *me = &shm->slots[th->slot];
 		me->tok_set = 1, me->tok_timer = id, me->tok_seq = seq, me->tok_expected = expected;
 		return;
@@ -755,7 +766,7 @@ static void sigev_callback(union sigval v) {
 static void sigev_helper(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	int fork = -1;
 	for (int i = 0; i < ph->nev; i++)
-		if (ph->ev[i].kind == EV_FORK)
+		if (ph->ev[i].kind == SL_EV_FORK)
 			fork = ph->ev[i].fork;
 	sl_cb_timer *cb = calloc(1, sizeof *cb);
 	cb->id = timer_id(th, e->timer);
@@ -816,43 +827,44 @@ static void latency_end(sl_thread *th) {
 
 static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	switch (e->kind) {
-	case EV_RUN:
+	case SL_EV_RUN:
 		busy_cpu(draw(&e->dur, &th->rng));
 		break;
-	case EV_RUNTIME:
+	case SL_EV_RUNTIME:
 		busy_wall(draw(&e->dur, &th->rng));
 		break;
-	case EV_SLEEP: {
+	case SL_EV_SLEEP: {
 		struct timespec ts = to_ts(draw(&e->dur, &th->rng));
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;
 		break;
 	}
-	case EV_TIMER:
+	case SL_EV_TIMER:
 		switch (prog.timers[e->timer].notify) {
-		case N_NONE:
+		case SL_NOTIFY_NONE:
 			rt_timer(th, e);
 			break;
-		case N_THREAD:
+		case SL_NOTIFY_THREAD:
 			sigev_helper(th, e, ph);
 			break;
-		default:
+		case SL_NOTIFY_SIGNAL:
+		case SL_NOTIFY_INPUT:
 			posix_wait(th, e);
 		}
 		break;
-	case EV_FORK:
+	case SL_EV_FORK:
 		spawn(e->fork, -1);
 		break;
-	case EV_YIELD:
+	case SL_EV_YIELD:
 		sched_yield();
 		break;
-	case EV_SUSPEND:
+	case SL_EV_SUSPEND:
 		suspend(th);
 		break;
-	case EV_RESUME:
+	case SL_EV_RESUME:
 		resume(th, e);
 		break;
-	case EV_LATENCY_END:
+	case SL_EV_LATENCY_END:
 		latency_end(th);
 		break;
 	}

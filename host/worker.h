@@ -24,4 +24,68 @@
 // a failed system call during setup). Its message is on stderr.
 #define SL_EXIT_SETUP 97
 
+// ---- the program ----
+//
+// program.go compiles a workload into a program: text, whitespace-separated
+// integers and hex strings, that read_program (worker.c) reads. Its codes
+// and limits are defined here, once (a policy is the kernel's own number,
+// passed to sched_setattr as it is); Go takes them through
+// cgo (worker.go), and worker_test.go checks that each event kind,
+// distribution and notify of the workload language has the code named
+// after it. read_program refuses a code outside its enum's first and last
+// enumerators, so a new one goes last.
+
+// The program's first line. The version changes with the layout, so that a
+// worker never reads a program written for another.
+#define SL_PROGRAM_MAGIC "schedlab-host-program"
+#define SL_PROGRAM_VERSION 1
+
+// An event's kind. No kind is 0, so that an event whose kind was never set
+// is refused instead of skipped.
+enum sl_event_kind {
+	SL_EV_RUN = 1,
+	SL_EV_RUNTIME,
+	SL_EV_SLEEP,
+	SL_EV_TIMER,
+	SL_EV_FORK,
+	SL_EV_YIELD,
+	SL_EV_SUSPEND,
+	SL_EV_RESUME,
+	SL_EV_LATENCY_END,
+};
+
+// How a duration (an event's length, a timer's period) is drawn each time
+// it is used. Every duration carries all the parameters, used or not, so
+// that it reads the same whatever its distribution.
+enum sl_dist {
+	SL_DIST_FIXED,
+	SL_DIST_LOGNORMAL,
+	SL_DIST_EXPONENTIAL,
+	SL_DIST_UNIFORM,
+};
+
+// How a timer's expiry reaches its waiter (the workload's "notify"). Only
+// SL_NOTIFY_NONE is rt-app's own timer; the others are POSIX timers, which
+// keep firing whether or not anybody waits, so that an expiry can be missed.
+enum sl_notify {
+	SL_NOTIFY_NONE,
+	SL_NOTIFY_SIGNAL,
+	SL_NOTIFY_THREAD,
+	SL_NOTIFY_INPUT,
+};
+
+// A thread property the program does not set (policy, task group, uid):
+// the thread keeps the program's default policy, its creator's cgroup, its
+// uid. Nice has a flag of its own instead, since -1 is a nice value.
+#define SL_UNSET (-1)
+
+// The sizes of the worker's fixed tables. The Go side refuses what would
+// not fit (ParseCPUs, checkHost), naming the part of the workload, before
+// anything starts.
+#define SL_MAXCPU 256
+#define SL_MAXTIMERS 64
+// A "signal" or "input" timer i signals SIGRTMIN+1+i, and SIGRTMAX is
+// SIGRTMIN+30 on Linux.
+#define SL_MAX_SIGNAL_TIMER 29
+
 #endif
