@@ -10,6 +10,19 @@ import (
 	"schedlab/workload"
 )
 
+// UnsupportedError says which part of a workload the host cannot run.
+type UnsupportedError struct{ Msg string }
+
+func (e *UnsupportedError) Error() string { return e.Msg }
+
+func unsupported(format string, a ...any) error {
+	return &UnsupportedError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// noRunner is what a build without cgo says to a host run.
+const noRunner = "this schedlab was built without cgo (CGO_ENABLED=0), so it has no host runner: " +
+	"build it with cgo and a C compiler (CGO_ENABLED=1 go build ./cmd/schedlab) to measure on the host"
+
 // PreflightError is a reason the host cannot run a workload, found before
 // anything was started.
 type PreflightError struct{ Msg string }
@@ -44,6 +57,9 @@ type Setup struct {
 // cgroup cpu controller when the workload has task groups. Without a
 // controller the workload runs in its session's autogroup.
 func Preflight(cpus []int, needGroups bool) (*Setup, error) {
+	if !HaveRunner {
+		return nil, &PreflightError{Msg: noRunner}
+	}
 	if os.Geteuid() != 0 {
 		return nil, preflight("measuring on the host needs root: it creates a tracefs instance and cgroups (run it as root, e.g. with sudo)")
 	}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package host
 
 import (
@@ -31,15 +33,6 @@ func workerCode[K comparable](table map[K]int, k K) int {
 		panic(fmt.Sprintf("host: %T %v has no worker code (worker.h)", k, k))
 	}
 	return c
-}
-
-// UnsupportedError says which part of a workload the host cannot run.
-type UnsupportedError struct{ Msg string }
-
-func (e *UnsupportedError) Error() string { return e.Msg }
-
-func unsupported(format string, a ...any) error {
-	return &UnsupportedError{Msg: fmt.Sprintf(format, a...)}
 }
 
 // compile turns spec into the worker's program. cpus is the affinity of
@@ -121,6 +114,11 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 				if !slices.Contains(cpus, c) {
 					return "", unsupported("%s: \"cpus\" has CPU %d, outside --cpus %s", where, c, FormatCPUs(cpus))
 				}
+			}
+		}
+		for _, c := range set {
+			if c >= maxCPU {
+				return "", unsupported("%s: CPU %d: the host runner sets affinity for CPUs 0 to %d", where, c, maxCPU-1)
 			}
 		}
 		s := fmt.Sprintf("props %d %d %d %d %d %d %d", hasNice, nice, policy, group, uid, p.Slice, len(set))
@@ -263,46 +261,4 @@ func checkSigevHelper(spec *workload.Spec, t *workload.Task, ph *workload.Phase,
 		return unsupported("task %q: a SIGEV_THREAD callback is a thread, not a process", cb.Name)
 	}
 	return nil
-}
-
-// FormatCPUs writes a CPU list as the kernel does ("0-1,4").
-func FormatCPUs(cpus []int) string {
-	var parts []string
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(cpus[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
-
-// ParseCPUs reads a CPU list ("0", "0-1", "0,2-3") as the kernel writes
-// them, sorted and without repeats.
-func ParseCPUs(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil || a < 0 || a >= maxCPU {
-			return nil, fmt.Errorf("%q is not a CPU list such as 0, 0-1 or 0,2-3", s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a || b >= maxCPU {
-				return nil, fmt.Errorf("%q is not a CPU list such as 0, 0-1 or 0,2-3", s)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }

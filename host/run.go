@@ -1,23 +1,5 @@
-// Package host runs a workload on the real kernel and records it: the
-// same workload file the simulator runs, as real threads and processes,
-// traced through a private tracefs instance, so that the recording goes
-// through the same analysis as a simulated run.
-//
-// The executor's threads are C (worker.c): a workload process never runs Go
-// code, so the kernel schedules only the workload. This package prepares,
-// starts, watches and cleans up:
-//
-//   - preflight: root, tracefs, the CPUs, a cgroup cpu controller;
-//   - a tracefs instance, schedlab-<pid>, with the scheduler events, the
-//     mono clock and a buffer sized for the run;
-//   - a cgroup container, schedlab-<pid>, holding the whole workload (one
-//     level below the root, like the autogroup a session would get), with a
-//     child per task group;
-//   - the workload's first process in a new session, started when it is in
-//     its cgroup and tracing is on;
-//   - at the end, on a signal or a timeout: every process of the session
-//     killed and reaped (this process is their subreaper, so orphans come
-//     back to it), the cgroups removed, the instance removed.
+//go:build cgo
+
 package host
 
 import (
@@ -28,64 +10,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 
-	"schedlab/workload"
 )
 
-// Options are one host run.
-type Options struct {
-	Spec *workload.Spec
-	// CPUs is every thread's affinity unless it sets its own (nil: all).
-	CPUs     []int
-	Duration time.Duration
-	Seed     uint64
-	// BufferKB is the ring buffer per CPU (0: sized from the duration).
-	BufferKB int
-	// Limits bound the workload's processes and memory.
-	Limits Limits
-	// Log receives progress and what cleanup did (nil: discarded).
-	Log io.Writer
-}
-
-// Recording is what one host run recorded, for the analysis (lab) to read
-// as it reads a simulation's events.
-type Recording struct {
-	Trace []byte // the instance's trace file, ftrace text
-	// RootPID is the workload's first process; its descendants are the
-	// workload.
-	RootPID    int
-	Start, End int64 // CLOCK_MONOTONIC ns: the go signal and the kill
-	// Spec, CPUs and Seed are what the run was asked for (nil CPUs: all).
-	Spec *workload.Spec
-	CPUs []int
-	Seed uint64
-	// Overrun and Dropped are events the ring buffer lost.
-	Overrun, Dropped int64
-	Facts            Facts
-	// WorkerErrors are the first lines the worker wrote to stderr.
-	WorkerErrors []string
-	Cleanup      []string
-}
-
-// InterruptedError is a run stopped by its context (a signal, a timeout)
-// before its end. Cleanup says what was undone; the Recording returned
-// with it holds what was recorded until then.
-type InterruptedError struct {
-	Cause   error
-	Cleanup []string
-}
-
-func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("interrupted (%v); cleaned up: %s", e.Cause, strings.Join(e.Cleanup, "; "))
-}
-
-func (e *InterruptedError) Unwrap() error { return e.Cause }
+// HaveRunner says whether this build can run workloads on the host: the
+// runner's threads are C (worker.c), so a build without cgo has none.
+const HaveRunner = true
 
 // monoNow is CLOCK_MONOTONIC, the trace clock of the instance.
 func monoNow() int64 {
@@ -429,30 +364,6 @@ func setSubreaper(on bool) error {
 		return e
 	}
 	return nil
-}
-
-// SessionPIDs lists the processes of session sid, from /proc: a
-// workload's session is its first process's PID (Result.RootPID).
-func SessionPIDs(sid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the comm, which may hold spaces: state ppid pgrp session.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 func hostFacts() Facts {

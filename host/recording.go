@@ -1,0 +1,59 @@
+package host
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"schedlab/workload"
+)
+
+// Options are one host run.
+type Options struct {
+	Spec *workload.Spec
+	// CPUs is every thread's affinity unless it sets its own (nil: all).
+	CPUs     []int
+	Duration time.Duration
+	Seed     uint64
+	// BufferKB is the ring buffer per CPU (0: sized from the duration).
+	BufferKB int
+	// Limits bound the workload's processes and memory.
+	Limits Limits
+	// Log receives progress and what cleanup did (nil: discarded).
+	Log io.Writer
+}
+
+// Recording is what one host run recorded, for the analysis (lab) to read
+// as it reads a simulation's events.
+type Recording struct {
+	Trace []byte // the instance's trace file, ftrace text
+	// RootPID is the workload's first process; its descendants are the
+	// workload.
+	RootPID    int
+	Start, End int64 // CLOCK_MONOTONIC ns: the go signal and the kill
+	// Spec, CPUs and Seed are what the run was asked for (nil CPUs: all).
+	Spec *workload.Spec
+	CPUs []int
+	Seed uint64
+	// Overrun and Dropped are events the ring buffer lost.
+	Overrun, Dropped int64
+	Facts            Facts
+	// WorkerErrors are the first lines the worker wrote to stderr.
+	WorkerErrors []string
+	Cleanup      []string
+}
+
+// InterruptedError is a run stopped by its context (a signal, a timeout)
+// before its end. Cleanup says what was undone; the Recording returned
+// with it holds what was recorded until then.
+type InterruptedError struct {
+	Cause   error
+	Cleanup []string
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted (%v); cleaned up: %s", e.Cause, strings.Join(e.Cleanup, "; "))
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Cause }
