@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
 )
 
 // HaveRunner says whether this build can run workloads on the host: the
