@@ -157,7 +157,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		return res, err
 	}
 	proc, err := os.StartProcess(exe, []string{"schedlab-root"}, &os.ProcAttr{
-		Env:   []string{workerEnv + "=ROOT 3 4 5 6"},
+		Env:   []string{workerEnv + "=" + jobRoot + " 3 4 5 6"},
 		Files: []*os.File{devnull, devnull, errW, progFile, inst.marker, goR, undoFile},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
@@ -343,12 +343,12 @@ func undoList(tracingOn string, leave, rmdirs []string) []byte {
 	add := func(verb, path string) {
 		b = append(append(append(append(b, verb...), 0), path...), 0)
 	}
-	add("off", tracingOn)
+	add(undoOff, tracingOn)
 	for _, p := range leave {
-		add("leave", p)
+		add(undoLeave, p)
 	}
 	for _, p := range rmdirs {
-		add("rmdir", p)
+		add(undoRmdir, p)
 	}
 	return b
 }

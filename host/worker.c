@@ -958,7 +958,7 @@ static void janitor(void) {
 		const char *verb = p, *path = p + strlen(p) + 1;
 		if (path >= end)
 			break;
-		if (strcmp(verb, "off") == 0)
+		if (strcmp(verb, SL_UNDO_OFF) == 0)
 			write_str(path, "0");
 		p = path + strlen(path) + 1;
 	}
@@ -985,9 +985,9 @@ static void janitor(void) {
 		const char *verb = p, *path = p + strlen(p) + 1;
 		if (path >= end)
 			break;
-		if (strcmp(verb, "leave") == 0)
+		if (strcmp(verb, SL_UNDO_LEAVE) == 0)
 			write_str(path, self);
-		else if (strcmp(verb, "rmdir") == 0)
+		else if (strcmp(verb, SL_UNDO_RMDIR) == 0)
 			while (rmdir(path) < 0 && errno != ENOENT && tries-- > 0)
 				nanosleep(&tick, NULL);
 		p = path + strlen(path) + 1;
@@ -1070,7 +1070,7 @@ __attribute__((constructor)) static void schedlab_host_worker(void) {
 	if (sscanf(job, "%7s %d %d", kind, &prog_fd, &marker_fd) < 3)
 		die("bad %s=%s", SL_ENV, job);
 	read_program(prog_fd);
-	if (strcmp(kind, "ROOT") == 0) {
+	if (strcmp(kind, SL_JOB_ROOT) == 0) {
 		if (sscanf(job, "%7s %d %d %d %d", kind, &prog_fd, &marker_fd, &go, &undo_fd) != 5)
 			die("bad %s=%s", SL_ENV, job);
 		prctl(PR_SET_NAME, "schedlab-root");

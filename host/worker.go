@@ -15,6 +15,14 @@ const workerEnv = C.SL_ENV
 // exitSetup is a worker's exit status when it could not start its program.
 const exitSetup = C.SL_EXIT_SETUP
 
+// The undo list's verbs and the first process's job (worker.h).
+const (
+	undoOff   = C.SL_UNDO_OFF
+	undoLeave = C.SL_UNDO_LEAVE
+	undoRmdir = C.SL_UNDO_RMDIR
+	jobRoot   = C.SL_JOB_ROOT
+)
+
 // The program's frame, codes and limits are the worker's (worker.h). The
 // workload's own enums are Go's to renumber; these tables are the one place
 // where the two meet, and worker_test.go holds them to worker.h's names.

@@ -24,6 +24,15 @@
 // a failed system call during setup). Its message is on stderr.
 #define SL_EXIT_SETUP 97
 
+// The verbs of the runner's undo list (run.go's undoList, worker.c's
+// janitor): each is followed by a path, both NUL-terminated.
+#define SL_UNDO_OFF "off"     // write 0 to this tracing_on, at once
+#define SL_UNDO_LEAVE "leave" // move the janitor to this cgroup.procs
+#define SL_UNDO_RMDIR "rmdir" // remove this directory, retrying
+
+// The job of the workload's first process (SL_ENV's first word).
+#define SL_JOB_ROOT "ROOT"
+
 // ---- the program ----
 //
 // program.go compiles a workload into a program: text, whitespace-separated
