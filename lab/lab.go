@@ -160,6 +160,40 @@ func tunable(prof *sched.Profile, name string) (t *sched.Tunable, engine bool, e
 	return nil, false, inputErr(fmt.Errorf("unknown tunable %q for policy %s (valid: %s)", name, prof.Name, strings.Join(names, ", ")))
 }
 
+// CheckTunable says whether policy ("" is DefaultPolicy) has a tunable or
+// engine parameter name that takes v.
+func CheckTunable(policy, name string, v int64) error {
+	prof, err := sched.Lookup(policyOr(policy))
+	if err != nil {
+		return inputErr(err)
+	}
+	t, _, err := tunable(prof, name)
+	if err != nil {
+		return err
+	}
+	if err := t.Check(v); err != nil {
+		return inputErr(err)
+	}
+	return nil
+}
+
+// CheckFeatures says whether policy ("" is DefaultPolicy) has the features
+// and can simulate them.
+func CheckFeatures(policy string, features []string) error {
+	prof, err := sched.Lookup(policyOr(policy))
+	if err != nil {
+		return inputErr(err)
+	}
+	feats, err := prof.ParseFeatures(strings.Join(features, ","))
+	if err == nil {
+		_, err = prof.NewConfig(1, feats, nil)
+	}
+	if err != nil {
+		return inputErr(err)
+	}
+	return nil
+}
+
 // Config is a resolved request: everything the simulator needs.
 type Config struct {
 	Spec     *workload.Spec

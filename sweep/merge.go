@@ -15,10 +15,25 @@ import (
 )
 
 // Stat is a mean over seeds with the half-width of its 95 % confidence
-// interval (Student's t; 0 with fewer than two seeds).
+// interval (Student's t; 0 with fewer than two seeds). Without a
+// successful run both are NaN, which JSON writes as null.
 type Stat struct {
 	Mean float64 `json:"mean"`
 	CI95 float64 `json:"ci95"`
+}
+
+// MarshalJSON writes NaN as null: JSON has no NaN.
+func (s Stat) MarshalJSON() ([]byte, error) {
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	return json.Marshal(struct {
+		Mean any `json:"mean"`
+		CI95 any `json:"ci95"`
+	}{num(s.Mean), num(s.CI95)})
 }
 
 // Row is one configuration of a merged sweep.
@@ -40,6 +55,9 @@ type Table struct {
 	Rows []Row `json:"rows"`
 	// Axis names the grid dimensions that vary between rows, main first.
 	Axis []string `json:"axis"`
+	// Skipped are files of the directory that are not sweep results (a
+	// foreign or half-written file), with why.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Merge reads every result in dir and summarises it per configuration.
@@ -52,6 +70,7 @@ func Merge(dir string) (*Table, error) {
 		return nil, fmt.Errorf("%s holds no sweep results (*.json)", dir)
 	}
 	groups := map[string][]Record{}
+	t := &Table{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -59,12 +78,21 @@ func Merge(dir string) (*Table, error) {
 		}
 		var rec Record
 		if err := json.Unmarshal(data, &rec); err != nil {
-			return nil, fmt.Errorf("%s: not a sweep result: %v", f, err)
+			t.Skipped = append(t.Skipped, fmt.Sprintf("%s: not a sweep result: %v", f, err))
+			continue
+		}
+		// A result file is named by its point's key and holds a result or
+		// an error: anything else is not one of a sweep's.
+		if rec.Point.Scenario == "" || (rec.Result == nil) == (rec.Error == "") || filepath.Base(f) != rec.Point.Key()+".json" {
+			t.Skipped = append(t.Skipped, fmt.Sprintf("%s: not a sweep result (no point, or not named by its key)", f))
+			continue
 		}
 		k, _ := json.Marshal(rec.Point.Config())
 		groups[string(k)] = append(groups[string(k)], rec)
 	}
-	t := &Table{}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%s holds no sweep results: %s", dir, strings.Join(t.Skipped, "; "))
+	}
 	for _, recs := range groups {
 		sort.Slice(recs, func(i, j int) bool { return recs[i].Point.Seed < recs[j].Point.Seed })
 		t.Rows = append(t.Rows, summarise(recs))
@@ -165,7 +193,16 @@ func less(a, b Point) bool {
 			return x < y
 		}
 	}
-	return a.CPUs < b.CPUs
+	if a.CPUs != b.CPUs {
+		return a.CPUs < b.CPUs
+	}
+	if a.Duration != b.Duration {
+		return a.Duration < b.Duration
+	}
+	if a.Workload != b.Workload {
+		return a.Workload < b.Workload
+	}
+	return a.Schedlab < b.Schedlab
 }
 
 // dims are the grid dimensions of a configuration, by name, in the order
@@ -179,7 +216,10 @@ func dims(p Point) [][2]string {
 	for _, k := range sortedKeys(p.Params) {
 		d = append(d, [2]string{k, p.Params[k]})
 	}
-	d = append(d, [2]string{"policy", p.Policy}, [2]string{"scenario", p.Scenario}, [2]string{"cpus", strconv.Itoa(p.CPUs)})
+	d = append(d, [2]string{"policy", p.Policy}, [2]string{"scenario", p.Scenario}, [2]string{"cpus", strconv.Itoa(p.CPUs)},
+		// Rows that differ only here are an edited workload file or a
+		// rebuilt schedlab: the label must tell them apart.
+		[2]string{"workload", p.Workload}, [2]string{"schedlab", p.Schedlab})
 	return d
 }
 
@@ -235,6 +275,9 @@ func (t *Table) WriteText(w io.Writer) error {
 		for _, e := range r.Errors {
 			fmt.Fprintf(w, "failed: %s: %s\n", t.Label(r), e)
 		}
+	}
+	for _, s := range t.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
 	}
 	return nil
 }

@@ -39,72 +39,98 @@ type Options struct {
 // Summary counts what a sweep did.
 type Summary struct {
 	Shard, Ran, Failed, Skipped int
+	// Failures are the first failed runs, "scenario policy …: error".
+	Failures []string
 }
 
-// Shard returns the points of shard index of count: every count-th point,
-// starting at index, so shards are disjoint and together cover the grid.
-func Shard(pts []Point, index, count int) []Point {
+// maxFailures bounds Summary.Failures.
+const maxFailures = 10
+
+// shardLen is how many of n runs shard index of count holds: runs index,
+// index+count, …, so shards are disjoint and together cover the grid.
+func shardLen(n, index, count int) int {
 	if count <= 1 {
-		return pts
+		return n
 	}
-	var out []Point
-	for i := index; i < len(pts); i += count {
-		out = append(out, pts[i])
+	if index >= n {
+		return 0
 	}
-	return out
+	return (n-index+count-1) / count
 }
 
-// Run simulates this shard's points that have no result yet in o.Out, one
-// simulation per goroutine, and writes one Record per run. A failed run is
-// recorded with its error and does not stop the others.
+// Run simulates this shard's points that have no successful result yet in
+// o.Out, and writes one Record per run. A failed run is recorded with its
+// error and does not stop the others; a later Run retries it, as it
+// retries a result file that cannot be read.
 func Run(g *Grid, o Options) (Summary, error) {
 	if o.Count > 1 && (o.Index < 0 || o.Index >= o.Count) {
 		return Summary{}, fmt.Errorf("shard index %d is not in 0..%d", o.Index, o.Count-1)
 	}
+	n, err := g.Len()
+	if err != nil {
+		return Summary{}, err
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return Summary{}, err
 	}
-	pts := Shard(g.Points(), o.Index, o.Count)
-	sum := Summary{Shard: len(pts)}
-	var todo []Point
-	for _, p := range pts {
-		if _, err := os.Stat(resultPath(o.Out, p)); err == nil {
-			sum.Skipped++
-			continue
-		}
-		todo = append(todo, p)
+	index, step := 0, 1
+	if o.Count > 1 {
+		index, step = o.Index, o.Count
 	}
+	sum := Summary{Shard: shardLen(n, index, step)}
 	start := time.Now()
 	var mu sync.Mutex
 	var firstErr error
-	failed := make([]bool, len(todo))
-	pool.Run(len(todo), o.Workers, func(i int) {
-		rec := simulate(todo[i])
-		failed[i] = rec.Error != ""
-		if err := writeRecord(o.Out, rec); err != nil {
+	// The pool's jobs are the shard's runs; each finds its point from its
+	// number, so the grid is never expanded.
+	pool.Run(sum.Shard, o.Workers, func(j int) {
+		p := g.Point(index + j*step)
+		if done(o.Out, p) {
 			mu.Lock()
-			if firstErr == nil {
-				firstErr = err
-			}
+			sum.Skipped++
 			mu.Unlock()
+			return
 		}
-	}, func(done, total int) {
-		// Serialised by the pool; a job's failed slot is written before
-		// its progress call.
-		sum.Ran = done
-		sum.Failed = 0
-		for i := range failed {
-			if failed[i] {
-				sum.Failed++
+		rec := simulate(p)
+		err := writeRecord(o.Out, rec)
+		mu.Lock()
+		defer mu.Unlock()
+		sum.Ran++
+		if rec.Error != "" {
+			sum.Failed++
+			if len(sum.Failures) < maxFailures {
+				sum.Failures = append(sum.Failures, p.String()+": "+rec.Error)
 			}
 		}
-		if o.Progress != nil {
-			per := time.Since(start) / time.Duration(done)
-			o.Progress(Progress{Done: done + sum.Skipped, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Shard,
-				Left: per * time.Duration(total-done) / time.Duration(workers(o.Workers, total))})
+		if err != nil && firstErr == nil {
+			firstErr = err
 		}
+	}, func(finished, total int) {
+		if o.Progress == nil {
+			return
+		}
+		mu.Lock()
+		ran, failed, skipped := sum.Ran, sum.Failed, sum.Skipped
+		mu.Unlock()
+		var left time.Duration
+		if ran > 0 {
+			per := time.Since(start) / time.Duration(ran)
+			left = per * time.Duration(total-finished) / time.Duration(workers(o.Workers, total))
+		}
+		o.Progress(Progress{Done: finished, Failed: failed, Skipped: skipped, Total: total, Left: left})
 	})
 	return sum, firstErr
+}
+
+// done says whether dir holds a successful result of p; a failed or
+// unreadable one is run again.
+func done(dir string, p Point) bool {
+	data, err := os.ReadFile(resultPath(dir, p))
+	if err != nil {
+		return false
+	}
+	var rec Record
+	return json.Unmarshal(data, &rec) == nil && rec.Error == "" && rec.Result != nil && rec.Point.Key() == p.Key()
 }
 
 // workers is how many simulations run at once.

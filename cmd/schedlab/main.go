@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"schedlab/internal/buildinfo"
 	"schedlab/lab"
 )
 
@@ -35,7 +36,7 @@ func main() {
 		Short:         "A laboratory for Linux fair-scheduler wakeup latency",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version(),
+		Version:       buildinfo.Version(),
 	}
 	root.SetVersionTemplate("schedlab {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

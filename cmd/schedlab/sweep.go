@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,10 @@ SLURM_ARRAY_TASK_COUNT (Slurm job arrays), with SCHEDLAB_SHARDS as the count.`,
 			}
 			fmt.Printf("sweep: %d runs in this shard: %d ran (%d failed), %d already done; %s; results in %s\n",
 				sum.Shard, sum.Ran, sum.Failed, sum.Skipped, time.Since(start).Round(time.Millisecond), o.Out)
+			if sum.Failed > 0 {
+				return fmt.Errorf("%d of %d runs failed (a rerun retries them; sweep merge %s lists every error):\n  %s",
+					sum.Failed, sum.Ran, o.Out, strings.Join(sum.Failures, "\n  "))
+			}
 			return nil
 		},
 	}

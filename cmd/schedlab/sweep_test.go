@@ -53,6 +53,18 @@ func TestShardsMergeLikeOneProcess(t *testing.T) {
 	}
 }
 
+// A grid that could only fail is refused before anything runs.
+func TestSweepRefusesBadGrid(t *testing.T) {
+	out := t.TempDir()
+	_, stderr, code := schedlab(t, "sweep", writeFile(t, "g2.json", `{"scenarios": ["two-hogs"], "policies": ["bfs"]}`), "--out", out)
+	if code != 2 || !strings.Contains(stderr, `unknown policy "bfs"`) {
+		t.Errorf("grid with an unknown policy: exit %d, %q", code, stderr)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*.json")); len(files) != 0 {
+		t.Errorf("results written for a refused grid: %v", files)
+	}
+}
+
 func TestSweepBadInput(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"scenarios": ["x"], "seeds": [1], "duraton": "1s"}`)
 	good := writeFile(t, "good.json", `{"scenarios": ["two-hogs"], "duration": "1s"}`)
