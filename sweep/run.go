@@ -55,7 +55,7 @@ func shardLen(n, index, count int) int {
 	if index >= n {
 		return 0
 	}
-	return (n-index+count-1) / count
+	return (n - index + count - 1) / count
 }
 
 // Run simulates this shard's points that have no successful result yet in
