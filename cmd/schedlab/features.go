@@ -25,6 +25,9 @@ func featuresCmd() *cobra.Command {
 			if err != nil {
 				return &lab.InputError{Err: err}
 			}
+			if ncpu < 1 || ncpu > lab.MaxCPUs {
+				return &lab.InputError{Err: fmt.Errorf("--cpus %d: 1 to %d CPUs", ncpu, lab.MaxCPUs)}
+			}
 			cfg, err := prof.NewConfig(ncpu, nil, nil)
 			if err != nil {
 				return &lab.InputError{Err: err}

@@ -131,7 +131,14 @@ func scenarioCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scenario",
 		Short: "Work with one built-in scenario",
-		Args:  args(cobra.NoArgs),
+		// A command with subcommands and no action of its own would take
+		// an unknown one for help and exit 0.
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 0 {
+				return cmd.Help()
+			}
+			return argError{fmt.Errorf("schedlab scenario: unknown subcommand %q (valid: show)", a[0])}
+		},
 	}
 	var params []string
 	show := &cobra.Command{
