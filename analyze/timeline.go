@@ -11,6 +11,10 @@ type Timeline struct {
 	Waits      []Wait  // wakeup to switch-in, per woken task
 	Marks      []TimelineMark
 	Truncated  bool // the window held more than MaxTimelineItems items
+	// Unknown counts slices left out because their switch-in is missing
+	// (a real trace may lack some): drawing them from the window's start
+	// would show a task running where it did not.
+	Unknown int
 }
 
 // Slice is a task's time on a CPU.
@@ -59,10 +63,11 @@ type TimelineRecorder struct {
 }
 
 type openSlice struct {
-	open  bool
-	start int64
-	pid   int32
-	comm  string
+	open     bool
+	switched bool // the CPU has had a switch: a slice has a known start
+	start    int64
+	pid      int32
+	comm     string
 }
 
 // NewTimelineRecorder records the first window ns after the first event.
@@ -73,6 +78,11 @@ func NewTimelineRecorder(window int64) *TimelineRecorder {
 // Event implements trace.Sink.
 func (r *TimelineRecorder) Event(e *trace.Event) {
 	if r.done {
+		return
+	}
+	if e.Kind == trace.Begin {
+		// Not an event in time: it says how many CPUs to draw.
+		r.t.CPUs = max(r.t.CPUs, min(int(e.CPUs), 1<<12))
 		return
 	}
 	if !r.started {
@@ -96,16 +106,22 @@ func (r *TimelineRecorder) Event(e *trace.Event) {
 			r.cur = append(r.cur, openSlice{})
 		}
 		c := &r.cur[e.CPU]
-		if e.PID != 0 {
-			start := r.t.Start // running since before the window
-			if c.open && c.pid == e.PID {
-				start = c.start
-			}
-			r.addSlice(Slice{CPU: e.CPU, Start: start, End: e.TS, PID: e.PID, Comm: e.Comm, Preempted: e.PrevState == trace.Running})
+		switch {
+		case e.PID == 0:
+		case c.open && c.pid == e.PID:
+			r.addSlice(Slice{CPU: e.CPU, Start: c.start, End: e.TS, PID: e.PID, Comm: e.Comm, Preempted: e.PrevState == trace.Running})
+		case !c.switched:
+			// The CPU's first switch: the task ran since before the window.
+			r.addSlice(Slice{CPU: e.CPU, Start: r.t.Start, End: e.TS, PID: e.PID, Comm: e.Comm, Preempted: e.PrevState == trace.Running})
+		default:
+			// Its switch-in is missing from the trace: when the slice
+			// began is unknown, so it is not drawn (the analysis counts
+			// these as missed switch-ins).
+			r.t.Unknown++
 		}
-		*c = openSlice{}
+		*c = openSlice{switched: true}
 		if e.NextPID != 0 {
-			*c = openSlice{open: true, start: e.TS, pid: e.NextPID, comm: e.NextComm}
+			*c = openSlice{open: true, switched: true, start: e.TS, pid: e.NextPID, comm: e.NextComm}
 			if from, ok := r.woken[e.NextPID]; ok {
 				delete(r.woken, e.NextPID)
 				if len(r.t.Waits) < MaxTimelineItems {

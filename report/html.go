@@ -322,13 +322,18 @@ func RunSection(title string, r *Run, f RunFigures) Section {
 // TimelineFigure is a wide timeline figure with the standard caption.
 func TimelineFigure(lanes []TimelineLane) Figure {
 	var span int64
+	unknown := 0
 	for _, l := range lanes {
 		if l.Timeline != nil {
 			span = max(span, l.Timeline.End-l.Timeline.Start)
+			unknown += l.Timeline.Unknown
 		}
 	}
-	return Figure{Wide: true, SVG: TimelineChart(fmt.Sprintf("The first %s, per CPU", FormatUS(float64(span)/1e3)), lanes),
-		Caption: "Each bar is a task on a CPU, coloured by comm. A thin line above a lane runs from a task's wakeup to its switch-in there (its wakeup latency). ▼ timer expiry, ▲ callback start, ✕ missed timer event. Hover for details."}
+	caption := "Each bar is a task on a CPU, coloured by comm. A thin line above a lane runs from a task's wakeup to its switch-in there (its wakeup latency). ▼ timer expiry, ▲ callback start, ✕ missed timer event. Hover for details."
+	if unknown > 0 {
+		caption += fmt.Sprintf(" %d time slice(s) whose switch-in the trace lacks are not drawn: when they began is unknown.", unknown)
+	}
+	return Figure{Wide: true, SVG: TimelineChart(fmt.Sprintf("The first %s, per CPU", FormatUS(float64(span)/1e3)), lanes), Caption: caption}
 }
 
 // LatencyTable has a row of statistics per latency.
