@@ -510,3 +510,36 @@ func sortRows(rows []TaskRow) {
 		)
 	})
 }
+
+// ByComm merges rows of the same comm, as perf sched latency does by
+// default: runtimes, switches and delay counts add up, the average delay
+// is over all the merged delays, the maximum is the largest with its
+// interval. Tasks says how many rows each merged row holds; the PID is the
+// lowest of them. The result is sorted as Report.Tasks is.
+func ByComm(rows []TaskRow) (merged []TaskRow, tasks map[string]int) {
+	at := map[string]int{}
+	tasks = map[string]int{}
+	for _, r := range rows {
+		i, ok := at[r.Comm]
+		if !ok {
+			at[r.Comm] = len(merged)
+			merged = append(merged, r)
+			tasks[r.Comm] = 1
+			continue
+		}
+		m := &merged[i]
+		tasks[r.Comm]++
+		if total := m.Delays + r.Delays; total > 0 {
+			m.AvgDelay = (m.AvgDelay*float64(m.Delays) + r.AvgDelay*float64(r.Delays)) / float64(total)
+		}
+		m.Delays += r.Delays
+		m.Runtime += r.Runtime
+		m.Switches += r.Switches
+		m.PID = min(m.PID, r.PID)
+		if r.MaxDelay > m.MaxDelay {
+			m.MaxDelay, m.MaxDelayStart, m.MaxDelayEnd = r.MaxDelay, r.MaxDelayStart, r.MaxDelayEnd
+		}
+	}
+	sortRows(merged)
+	return merged, tasks
+}

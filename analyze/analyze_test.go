@@ -475,3 +475,20 @@ func TestMissedSwitchIn(t *testing.T) {
 		t.Errorf("timer latency %+v, unmatched %d; want the one sample 60", got.TimerLatency, got.TimerUnmatched)
 	}
 }
+
+func TestByComm(t *testing.T) {
+	rows := []TaskRow{
+		{Comm: "cc1", PID: 12, Runtime: 100, Switches: 2, Delays: 1, AvgDelay: 30, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
+		{Comm: "make", PID: 1, Runtime: 5, Switches: 1, Delays: 1, AvgDelay: 1, MaxDelay: 1},
+		{Comm: "cc1", PID: 10, Runtime: 50, Switches: 4, Delays: 3, AvgDelay: 10, MaxDelay: 20, MaxDelayStart: 40, MaxDelayEnd: 60},
+	}
+	got, n := ByComm(rows)
+	// cc1: 4 delays averaging (30·1 + 10·3)/4 = 15, the longest is 12's.
+	want := []TaskRow{
+		{Comm: "cc1", PID: 10, Runtime: 150, Switches: 6, Delays: 4, AvgDelay: 15, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
+		{Comm: "make", PID: 1, Runtime: 5, Switches: 1, Delays: 1, AvgDelay: 1, MaxDelay: 1},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] || n["cc1"] != 2 || n["make"] != 1 {
+		t.Errorf("ByComm = %+v, %v; want %+v", got, n, want)
+	}
+}

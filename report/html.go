@@ -315,7 +315,11 @@ func RunSection(title string, r *Run, f RunFigures) Section {
 	if f.Timeline != nil {
 		s.Figures = append(s.Figures, TimelineFigure([]TimelineLane{{"", f.Timeline}}))
 	}
-	s.After = append(s.After, TaskTable(r.Tasks, 20))
+	tasks := r.ByComm
+	if tasks == nil {
+		tasks = r.Tasks
+	}
+	s.After = append(s.After, TaskTable(tasks, 20))
 	return s
 }
 
@@ -359,13 +363,18 @@ func f1(u US) string { return fmt.Sprintf("%.1f", float64(u)) }
 // first maxRows rows.
 func TaskTable(tasks []Task, maxRows int) Table {
 	t := Table{Caption: fmt.Sprintf("Tasks, sorted as perf sched latency sorts them (average delay, maximum delay, switches, runtime); %d of %d shown.", min(maxRows, len(tasks)), len(tasks)),
-		Columns: []string{"task", "runtime ms", "switches", "avg delay ms", "max delay ms", "max delay at s"}}
+		Columns: []string{"task", "runtime ms", "switches", "avg delay ms", "max delay ms", "max delay start s", "max delay end s"}}
 	for i, task := range tasks {
 		if i >= maxRows {
 			break
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprintf("%s:%d", task.Comm, task.PID), fmt.Sprintf("%.3f", task.RuntimeMS), fmt.Sprint(task.Switches),
-			fmt.Sprintf("%.3f", float64(task.AvgDelayUS)/1000), fmt.Sprintf("%.3f", float64(task.MaxDelayUS)/1000), fmt.Sprintf("%.6f", float64(task.MaxDelayAt)/1e9)})
+		name := fmt.Sprintf("%s:%d", task.Comm, task.PID)
+		if task.Tasks > 1 {
+			name = fmt.Sprintf("%s:(%d tasks)", task.Comm, task.Tasks)
+		}
+		t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.3f", task.RuntimeMS), fmt.Sprint(task.Switches),
+			fmt.Sprintf("%.3f", float64(task.AvgDelayUS)/1000), fmt.Sprintf("%.3f", float64(task.MaxDelayUS)/1000),
+			fmt.Sprintf("%.6f", float64(task.MaxDelayAt)/1e9), fmt.Sprintf("%.6f", float64(task.MaxDelayEnd)/1e9)})
 	}
 	return t
 }

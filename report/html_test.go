@@ -79,7 +79,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	for _, want := range []string{"<title>schedlab test page</title>", "wakeup-latency-make-j5 &lt;two CPUs&gt;", "a load &amp; a measurer",
 		`<li class="holds">`, `<li class="fails">`, "paper median µs", "The first 60 ms, per CPU", "timer latency (callback start − timer expiry)",
-		`<a href="#demo">`, "max delay at s"} {
+		`<a href="#demo">`, "max delay start s"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -71,6 +71,10 @@ type Task struct {
 	AvgDelayUS US      `json:"avg_delay_us"`
 	MaxDelayUS US      `json:"max_delay_us"`
 	MaxDelayAt int64   `json:"max_delay_at_ns"`
+	// MaxDelayEnd is when the longest delay ended (text only).
+	MaxDelayEnd int64 `json:"-"`
+	// Tasks is how many tasks a row of the by-comm table merges.
+	Tasks int `json:"-"`
 }
 
 // Engine holds the run's cost figures: the only fields that may differ
@@ -114,7 +118,10 @@ type Run struct {
 	NoTimer         string           `json:"-"`
 	DefaultFeatures map[string]bool  `json:"-"`
 	DefaultTunables map[string]int64 `json:"-"`
-	TimerHist       analyze.Log2Hist `json:"-"`
+	// ByComm is the per-task table merged by comm, as perf sched latency
+	// prints it by default (Tasks is per task, as perf's -p).
+	ByComm    []Task           `json:"-"`
+	TimerHist analyze.Log2Hist `json:"-"`
 	WakeupHist      analyze.Log2Hist `json:"-"`
 }
 
@@ -126,10 +133,19 @@ func (r *Run) FromAnalysis(a analyze.Report) {
 	r.TimerLatency.Missed = &missed
 	r.WakeupLatency = NewLatency(a.WakeupLatency)
 	r.TimerHist, r.WakeupHist = a.TimerLatency.Hist, a.WakeupLatency.Hist
+	row := func(t analyze.TaskRow, n int) Task {
+		return Task{Comm: t.Comm, PID: t.PID, RuntimeMS: math.Round(float64(t.Runtime)/1e3) / 1e3,
+			Switches: t.Switches, AvgDelayUS: NsToUS(t.AvgDelay), MaxDelayUS: NsToUS(float64(t.MaxDelay)),
+			MaxDelayAt: t.MaxDelayStart, MaxDelayEnd: t.MaxDelayEnd, Tasks: n}
+	}
 	r.Tasks = make([]Task, 0, len(a.Tasks))
 	for _, t := range a.Tasks {
-		r.Tasks = append(r.Tasks, Task{Comm: t.Comm, PID: t.PID, RuntimeMS: math.Round(float64(t.Runtime)/1e3) / 1e3,
-			Switches: t.Switches, AvgDelayUS: NsToUS(t.AvgDelay), MaxDelayUS: NsToUS(float64(t.MaxDelay)), MaxDelayAt: t.MaxDelayStart})
+		r.Tasks = append(r.Tasks, row(t, 1))
+	}
+	merged, n := analyze.ByComm(a.Tasks)
+	r.ByComm = make([]Task, 0, len(merged))
+	for _, t := range merged {
+		r.ByComm = append(r.ByComm, row(t, n[t.Comm]))
 	}
 }
 
@@ -137,6 +153,9 @@ func (r *Run) FromAnalysis(a analyze.Report) {
 type TextOptions struct {
 	Hist     bool // log2 histograms of both latencies
 	MaxTasks int  // rows of the per-task table; 0 means 20
+	// PIDs prints a row per task (perf sched latency -p) instead of one
+	// per comm.
+	PIDs bool
 }
 
 // WriteText prints the run for a reader.
@@ -181,7 +200,11 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 		}
 	}
 	b.WriteString("\n")
-	writeTasks(b, r.Tasks, o.MaxTasks)
+	tasks := r.ByComm
+	if o.PIDs || (tasks == nil && r.Tasks != nil) {
+		tasks = r.Tasks
+	}
+	writeTasks(b, tasks, o.MaxTasks)
 	b.WriteString("\n")
 	if r.NoTimer != "" && r.TimerLatency.Count == 0 {
 		fmt.Fprintf(b, "%s: no timer latency\n", r.NoTimer)
@@ -210,16 +233,17 @@ func writeLatency(b *strings.Builder, name string, l Latency) {
 		name+":", l.Count, float64(l.Avg), float64(l.P50), float64(l.P90), float64(l.P99), float64(l.P999), float64(l.Max))
 }
 
-// writeTasks prints the first rows of the per-task table in perf sched
-// latency's layout (delays in ms).
+// writeTasks prints the first rows of the per-task table in the layout of
+// perf sched latency (6.x): a task as comm:pid, a merged row as
+// comm:(tasks); delays in ms, the longest's start and end in s.
 func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 	if maxRows <= 0 {
 		maxRows = 20
 	}
 	rule := func(n int) { b.WriteString(" " + strings.Repeat("-", n) + "\n") }
-	rule(113)
-	b.WriteString("  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Max delay start     |\n")
-	rule(113)
+	rule(139)
+	b.WriteString("  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |\n")
+	rule(139)
 	var total float64
 	var switches int
 	for i, t := range tasks {
@@ -229,13 +253,17 @@ func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 			continue
 		}
 		name := fmt.Sprintf("%s:%d", t.Comm, t.PID)
-		fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms | at: %12.6f s |\n",
-			name, t.RuntimeMS, t.Switches, float64(t.AvgDelayUS)/1000, float64(t.MaxDelayUS)/1000, float64(t.MaxDelayAt)/1e9)
+		if t.Tasks > 1 {
+			name = fmt.Sprintf("%s:(%d)", t.Comm, t.Tasks)
+		}
+		fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms | max start: %12.6f s | max end: %12.6f s\n",
+			name, t.RuntimeMS, t.Switches, float64(t.AvgDelayUS)/1000, float64(t.MaxDelayUS)/1000, float64(t.MaxDelayAt)/1e9, float64(t.MaxDelayEnd)/1e9)
 	}
-	rule(113)
+	rule(115)
 	fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d |\n", "TOTAL:", total, switches)
+	rule(51)
 	if len(tasks) > maxRows {
-		fmt.Fprintf(b, "  (%d more tasks not shown; --json lists all)\n", len(tasks)-maxRows)
+		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --json lists every task)\n", len(tasks)-maxRows)
 	}
 }
 

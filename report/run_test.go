@@ -27,7 +27,7 @@ func TestTextReport(t *testing.T) {
 		Tunables: map[string]int64{"HZ": 1000}, DefaultTunables: map[string]int64{"HZ": 250},
 		Reconstructions: []string{"START_NICE@R1 (start_nice_delta=3)"}}
 	r.FromAnalysis(analyze.Report{TimerLatency: analyze.Summarise(samples), TimerMissed: 2,
-		Tasks: []analyze.TaskRow{{Comm: "cb", PID: 7, Runtime: 1500000, Switches: 3, AvgDelay: 2e6, MaxDelay: 4e6, MaxDelayStart: 5e8}}})
+		Tasks: []analyze.TaskRow{{Comm: "cb", PID: 7, Runtime: 1500000, Switches: 3, AvgDelay: 2e6, MaxDelay: 4e6, MaxDelayStart: 5e8, MaxDelayEnd: 504e6}}})
 	var b strings.Builder
 	if err := r.WriteText(&b, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestTextReport(t *testing.T) {
 		"features changed: NO_START_DEBIT\n",
 		"tunables changed: HZ=1000\n",
 		"reconstruction (not known to match the original): START_NICE@R1 (start_nice_delta=3)\n",
-		"  cb:7                  |      1.500 ms |        3 | avg:   2.000 ms | max:   4.000 ms | at:     0.500000 s |\n",
+		"  cb:7                  |      1.500 ms |        3 | avg:   2.000 ms | max:   4.000 ms | max start:     0.500000 s | max end:     0.504000 s\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)

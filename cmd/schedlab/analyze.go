@@ -18,7 +18,7 @@ import (
 )
 
 func analyzeCmd() *cobra.Command {
-	var asJSON, hist bool
+	var asJSON, hist, pids bool
 	var tasks int
 	var out outputs
 	cmd := &cobra.Command{
@@ -61,13 +61,14 @@ docs/trace-format.md says and counted in the report's notes (and under
 					Trace analyze.Counts `json:"trace"`
 				}{r, oc.Source.Trace.Trace.Counts()})
 			}
-			return r.WriteText(w, report.TextOptions{Hist: hist, MaxTasks: tasks})
+			return r.WriteText(w, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"trace\" with what was read and repaired)")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
 	out.flags(cmd, false)
 	return cmd
 }

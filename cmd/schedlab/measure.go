@@ -131,7 +131,7 @@ func hostError(err error) error {
 
 func measureCmd() *cobra.Command {
 	var h hostFlags
-	var asJSON, hist bool
+	var asJSON, hist, pids bool
 	var tasks int
 	var tracePath string
 	var out outputs
@@ -173,7 +173,7 @@ then as at the end, and it says so on stderr.`,
 				if oc, aerr := lab.AnalyzeRecording(rec, name, lab.Keep{}); aerr == nil {
 					oc.Report.Warnings = append([]string{fmt.Sprintf("interrupted (%v) after %.3f s of %v: this covers what was recorded until then",
 						ie.Cause, float64(oc.Report.SimNS)/1e9, o.Duration)}, oc.Report.Warnings...)
-					oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
+					oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 				}
 			}
 			if err != nil {
@@ -199,7 +199,7 @@ then as at the end, and it says so on stderr.`,
 					Host host.Facts `json:"host"`
 				}{oc.Report, oc.Source.Host.Facts})
 			}
-			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks})
+			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 		},
 	}
 	h.add(cmd)
@@ -207,6 +207,7 @@ then as at the end, and it says so on stderr.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"host\" with the host's facts)")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`")
 	out.flags(cmd, false)
 	return cmd

@@ -80,7 +80,7 @@ func (s *simFlags) meta(workload string) [][2]string {
 
 func runCmd() *cobra.Command {
 	var s simFlags
-	var asJSON, hist bool
+	var asJSON, hist, pids bool
 	var tasks int
 	var out outputs
 	cmd := &cobra.Command{
@@ -122,7 +122,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(oc.Report)
 			}
-			return oc.Report.WriteText(w, report.TextOptions{Hist: hist, MaxTasks: tasks})
+			return oc.Report.WriteText(w, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 		},
 	}
 	s.add(cmd)
@@ -130,6 +130,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
 	out.flags(cmd, true)
 	return cmd
 }
