@@ -120,9 +120,9 @@ type Run struct {
 	DefaultTunables map[string]int64 `json:"-"`
 	// ByComm is the per-task table merged by comm, as perf sched latency
 	// prints it by default (Tasks is per task, as perf's -p).
-	ByComm    []Task           `json:"-"`
-	TimerHist analyze.Log2Hist `json:"-"`
-	WakeupHist      analyze.Log2Hist `json:"-"`
+	ByComm     []Task           `json:"-"`
+	TimerHist  analyze.Log2Hist `json:"-"`
+	WakeupHist analyze.Log2Hist `json:"-"`
 }
 
 // FromAnalysis fills the statistics of r from an analysis report.
