@@ -66,6 +66,9 @@ type Claim struct {
 type Experiment struct {
 	ID       string
 	Source   string // seed file name
+	// Citation names the mail as a reader can find it without the seed
+	// files: author, subject, list and date.
+	Citation string
 	Title    string
 	Load     string // what ran, in the mail's words
 	Scenario string
@@ -171,6 +174,7 @@ func forkExpedited() *Experiment {
 	return &Experiment{
 		ID:       "fork-expedited",
 		Source:   "000_b538e800e1bbc8bd.txt",
+		Citation: "Mathieu Desnoyers's RFC patch adding INTERACTIVE_FORK_EXPEDITED and TIMER_FORK_EXPEDITED, LKML, 2010 (the copy keeps neither subject nor date)",
 		Title:    "INTERACTIVE/TIMER_FORK_EXPEDITED: expedite forks from timer wakeup chains",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) under a make -j5 kernel build, uniprocessor",
 		Scenario: "wakeup-latency-make-j5",
@@ -197,6 +201,7 @@ func startNice() *Experiment {
 	return &Experiment{
 		ID:       "start-nice",
 		Source:   "002_486835607fd5b0a2.txt",
+		Citation: "Ingo Molnar, \"Re: [RFC PATCH] sched: START_NICE feature (temporarily niced forks)\", LKML, 2010, quoting Mathieu Desnoyers's RFC and its numbers",
 		Title:    "START_NICE: temporarily niced forks instead of START_DEBIT",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10 on UP 2.0GHz; 2.6.35.2 + smaller min_granularity + check_preempt change",
 		Scenario: "wakeup-latency-make-j10",
@@ -232,6 +237,7 @@ func fairUserSched() *Experiment {
 	return &Experiment{
 		ID:       "fair-user-sched",
 		Source:   "003_c546e764f7982f4d.txt",
+		Citation: "Srivatsa Vaddagiri, \"Re: High wake up latencies with FAIR_USER_SCHED\", LKML, January 2008, replying to Guillaume Chazarain's report of 27 January 2008",
 		Title:    "High wake up latencies with FAIR_USER_SCHED",
 		Load:     "two busy loops of uid 1; a sleeper of uid 2 keeps the running median of its wake up latency; 2.6.24",
 		Scenario: "fair-user-sched",
@@ -259,6 +265,7 @@ func checkPreemptTick() *Experiment {
 	return &Experiment{
 		ID:       "check-preempt-tick",
 		Source:   "004_ea5b61c0b4d8a1d6.txt",
+		Citation: "Mathieu Desnoyers, \"Re: [RFC PATCH] check_preempt_tick should not compare vruntime with wall time\", LKML, 13 September 2010",
 		Title:    "check_preempt_tick should not compare vruntime with wall time",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10, 2.0GHz Pentium M, 2.6.35.2; mean of 3 runs",
 		Scenario: "wakeup-latency-make-j10",

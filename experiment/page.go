@@ -18,7 +18,7 @@ func Page(results []*Result) (*report.Page, error) {
 			return nil, errors.New("experiment: the results were run without Options.Figures")
 		}
 		c := report.Comparison{ID: res.ID, Title: res.Title, RefName: "paper", SimName: "sim",
-			Paragraphs: []string{fmt.Sprintf("Seed %s: %s.", res.Source, res.Load)},
+			Paragraphs: []string{fmt.Sprintf("%s. Load: %s.", res.Citation, res.Load)},
 			Facts: [][2]string{{"simulated", fmt.Sprintf("%s on %s", res.Scenario, res.Settings)},
 				{"runs", fmt.Sprintf("%d × %s per configuration (seeds 1–%d); the table's figures are means over the runs", res.Runs, res.Duration, res.Runs)}},
 			Samples:      fmt.Sprintf("the samples of all %d runs of each configuration, pooled", res.Runs),

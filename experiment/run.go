@@ -21,6 +21,7 @@ import (
 type Result struct {
 	ID              string        `json:"id"`
 	Source          string        `json:"source"`
+	Citation        string        `json:"citation"`
 	Title           string        `json:"title"`
 	Load            string        `json:"load"`
 	Scenario        string        `json:"scenario"`
@@ -163,7 +164,7 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 	var results []*Result
 	k := 0
 	for _, e := range exps {
-		res := &Result{ID: e.ID, Source: e.Source, Title: e.Title, Load: e.Load, Scenario: e.Scenario, Policy: e.Policy,
+		res := &Result{ID: e.ID, Source: e.Source, Citation: e.Citation, Title: e.Title, Load: e.Load, Scenario: e.Scenario, Policy: e.Policy,
 			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration.String(), metric: e.Metric, Reconstructions: e.reconstructions()}
 		sims := map[string]Figures{}
 		for _, r := range e.Rows {
@@ -275,7 +276,7 @@ func WriteText(w io.Writer, results []*Result) error {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "== %s: %s\n", r.ID, r.Title)
-		fmt.Fprintf(&b, "   seed %s; %s\n", r.Source, r.Load)
+		fmt.Fprintf(&b, "   %s\n   load: %s\n", r.Citation, r.Load)
 		fmt.Fprintf(&b, "   simulated: %s on %s; %d runs x %s, figures are means over the runs\n", r.Scenario, r.Settings, r.Runs, r.Duration)
 		if len(r.Reconstructions) > 0 {
 			fmt.Fprintf(&b, "   reconstructions (not known to match the original patches): %s\n", strings.Join(r.Reconstructions, ", "))
