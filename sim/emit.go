@@ -45,19 +45,30 @@ func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
 
 // emitFork writes sched_process_fork; a nil parent is rt-app's main thread.
 func (e *Engine) emitFork(c *CPU, parent, child *Task) {
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Fork, PID: pidBase, Comm: "rt-app",
-		ChildPID: int32(child.st.PID), ChildComm: child.st.Comm}
+	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Fork, PID: pidBase, Comm: "rt-app", TGID: pidBase,
+		ChildPID: int32(child.st.PID), ChildComm: child.st.Comm, ChildTGID: int32(child.st.TGID)}
 	if parent != nil {
-		e.ev.PID, e.ev.Comm = int32(parent.st.PID), parent.st.Comm
+		e.ev.PID, e.ev.Comm, e.ev.TGID = int32(parent.st.PID), parent.st.Comm, int32(parent.st.TGID)
 	}
 	e.emit()
 }
 
-// emitMark writes an application mark on behalf of t (nil: the interrupt).
+// emitMark writes an application mark about t's timer (nil: the
+// interrupt's). A callback's start is written by t itself, running; an
+// expiry or a missed expiry happens in the timer interrupt on t's CPU, so
+// the mark names the task running there (the idle task when none), as a
+// trace_marker write names the current task.
 func (e *Engine) emitMark(t *Task, k trace.MarkKind, m mark, expected int64) {
 	e.ev = trace.Event{TS: e.now, Kind: trace.Mark, Mark: k, Timer: m.timer, Seq: m.seq, Expected: expected}
-	if t != nil {
+	switch {
+	case t == nil:
+	case k == markCallback:
 		e.ev.CPU, e.ev.PID, e.ev.Comm = int32(t.st.CPU), int32(t.st.PID), t.st.Comm
+	default:
+		e.ev.CPU, e.ev.Comm = int32(t.st.CPU), "swapper"
+		if cur := e.cpus[t.st.CPU].curr; cur != nil {
+			e.ev.PID, e.ev.Comm = int32(cur.st.PID), cur.st.Comm
+		}
 	}
 	e.emit()
 }

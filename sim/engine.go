@@ -401,7 +401,15 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t.st.PID = pidBase + 1 + e.created
 	t.st.Engine = t
 	e.created++
+	// A thread joins its creator's thread group (rt-app's for the initial
+	// ones); a definition marked "process" starts a group of its own.
 	t.st.TGID = pidBase
+	if parent != nil {
+		t.st.TGID = parent.st.TGID
+	}
+	if d.Process {
+		t.st.TGID = t.st.PID
+	}
 	name := d.Name
 	if parent == nil && d.Instances > 1 {
 		name = fmt.Sprintf("%s-%d", d.Name, instance)

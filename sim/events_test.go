@@ -7,6 +7,7 @@ import (
 
 	"schedlab/analyze"
 	"schedlab/sched"
+	"schedlab/internal/simtest"
 	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/workload"
@@ -387,6 +388,36 @@ func TestIdleExit(t *testing.T) {
 			if got := w.TS - fired; got != want {
 				t.Errorf("%s: wakeup %d at +%d ns after the timer, want %d", c.name, i, got, want)
 			}
+		}
+	}
+}
+
+// An expiry mark is written in the timer interrupt: it names the task
+// running on the timer's CPU (or the idle task), as a trace_marker line
+// names the current task; a callback's start is its own task's.
+func TestMarksNameTheCurrentTask(t *testing.T) {
+	for _, name := range []string{"sleeper-vs-hog", "wakeup-latency-make-j5"} {
+		rec := &trace.Recorder{}
+		run(t, sim.Config{Spec: simtest.Scenario(t, name), Sched: schedConfig(t, "cfs-2.6.35", 2, nil, nil), Duration: 1e9, Seed: 1, Sink: rec})
+		cur := map[int32]int32{}
+		expiries := 0
+		for _, e := range rec.Events {
+			switch {
+			case e.Kind == trace.Switch:
+				cur[e.CPU] = e.NextPID
+			case e.Kind == trace.Mark && e.Mark == trace.TimerExpiry:
+				expiries++
+				if e.PID != cur[e.CPU] {
+					t.Fatalf("%s: expiry mark at %d on CPU %d names %d, but %d runs there", name, e.TS, e.CPU, e.PID, cur[e.CPU])
+				}
+			case e.Kind == trace.Mark && e.Mark == trace.CallbackStart:
+				if e.PID != cur[e.CPU] {
+					t.Fatalf("%s: callback mark at %d names %d, not the running %d", name, e.TS, e.PID, cur[e.CPU])
+				}
+			}
+		}
+		if expiries < 50 {
+			t.Errorf("%s: %d expiry marks", name, expiries)
 		}
 	}
 }

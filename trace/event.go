@@ -134,6 +134,9 @@ type Event struct {
 
 	PID  int32 // wakee, prev, parent, exiting or migrating task, marker writer
 	Comm string
+	// TGID is PID's thread group where the producer knows it (0: not
+	// said); a Fork's child's is ChildTGID.
+	TGID int32
 	Prio int32 // kernel priority: 120+nice for fair tasks
 
 	// Waking, Wakeup, WakeupNew: the CPU the task is queued on.
@@ -145,9 +148,11 @@ type Event struct {
 	NextComm  string
 	NextPrio  int32
 
-	// Fork: the child.
+	// Fork: the child, and its thread group: its own PID for a new
+	// process, the parent's group for a new thread (0: unknown).
 	ChildPID  int32
 	ChildComm string
+	ChildTGID int32
 
 	// Migrate.
 	OrigCPU, DestCPU int32

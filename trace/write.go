@@ -11,6 +11,10 @@ import (
 type WriterOptions struct {
 	// CPUs is the header's #P, the number of CPUs of the recording.
 	CPUs int
+	// TGID prints tracefs's record-tgid column, "comm-pid (tgid) [cpu]",
+	// with the thread groups the stream's forks give (ChildTGID), so that
+	// a viewer such as Perfetto groups threads by process.
+	TGID bool
 	// Micro prints timestamps to the microsecond ("%5d.%06d"), exactly as
 	// tracefs prints them. The default prints nanoseconds ("%5d.%09d",
 	// as `trace-cmd report -t` does), so that a simulated trace read back
@@ -48,7 +52,8 @@ type Writer struct {
 	o     WriterOptions
 	buf   []byte
 	cur   []ctxTask // per CPU: the task running there
-	n     int64     // event lines written
+	tgid  map[int32]int32
+	n     int64 // event lines written
 	patch int64     // file offset of the entries line, -1 if it cannot be rewritten
 	err   error
 }
@@ -82,7 +87,11 @@ func NewWriter(w io.Writer, o WriterOptions) *Writer {
 		b = append(b, tw.entriesLine(0)...)
 		b = append(b, "#\n"...)
 	}
-	b = append(b, header6x...)
+	if o.TGID {
+		b = append(b, header6xTGID...)
+	} else {
+		b = append(b, header6x...)
+	}
 	if len(o.Meta) > 0 {
 		b = append(b, "# schedlab:"...)
 		for _, kv := range o.Meta {
@@ -107,6 +116,17 @@ const header6x = `#                                _-----=> irqs-off/BH-disabled
 #                              |||| /     delay
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
 #              | |         |   |||||     |         |
+`
+
+// header6xTGID is the legend with record-tgid's column.
+const header6xTGID = `#                                          _-----=> irqs-off/BH-disabled
+#                                         / _----=> need-resched
+#                                        | / _---=> hardirq/softirq
+#                                        || / _--=> preempt-depth
+#                                        ||| / _-=> migrate-disable
+#                                        |||| /     delay
+#           TASK-PID     TGID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |        |   |||||     |         |
 `
 
 func (w *Writer) entriesLine(n int64) []byte {
@@ -191,6 +211,8 @@ func (w *Writer) Event(e *Event) {
 		b = append(b, " target_cpu="...)
 		b = appendPad(b, int64(e.TargetCPU), 3, '0')
 	case Fork:
+		w.learnTGID(e.PID, e.TGID)
+		w.learnTGID(e.ChildPID, e.ChildTGID)
 		b = w.prefix(b, ctx, e, ".....", "sched_process_fork")
 		b = appendTask(b, "comm=", e.Comm, e.PID, e.CPU)
 		b = append(b, " child_comm="...)
@@ -202,7 +224,13 @@ func (w *Writer) Event(e *Event) {
 		b = appendTask(b, "comm=", e.Comm, e.PID, e.CPU)
 		b = append(b, " prio="...)
 		b = strconv.AppendInt(b, int64(e.Prio), 10)
-		b = append(b, " group_dead=false"...)
+		// A single-threaded process's exit ends its group (the simulated
+		// processes are); a thread's does not.
+		if g, ok := w.tgid[e.PID]; ok && g == e.PID {
+			b = append(b, " group_dead=true"...)
+		} else {
+			b = append(b, " group_dead=false"...)
+		}
 	case Migrate:
 		b = w.prefix(b, ctx, e, "d..2.", "sched_migrate_task")
 		b = appendTask(b, "comm=", e.Comm, e.PID, e.CPU)
@@ -222,6 +250,17 @@ func (w *Writer) Event(e *Event) {
 	w.n++
 	w.write(b)
 	w.buf = b[:0]
+}
+
+// learnTGID keeps a task's thread group for the record-tgid column.
+func (w *Writer) learnTGID(pid, tgid int32) {
+	if tgid == 0 || !w.o.TGID {
+		return
+	}
+	if w.tgid == nil {
+		w.tgid = map[int32]int32{}
+	}
+	w.tgid[pid] = tgid
 }
 
 // context returns the task in whose context e is printed.
@@ -263,6 +302,15 @@ func (w *Writer) prefix(b []byte, ctx ctxTask, e *Event, flags, name string) []b
 	b = strconv.AppendInt(b, int64(ctx.pid), 10)
 	for len(b)-n < 7 {
 		b = append(b, ' ')
+	}
+	if w.o.TGID {
+		b = append(b, " ("...)
+		if g, ok := w.tgid[ctx.pid]; ok || ctx.pid == 0 {
+			b = appendPad(b, int64(g), 7, ' ')
+		} else {
+			b = append(b, "-------"...)
+		}
+		b = append(b, ')')
 	}
 	b = append(b, " ["...)
 	b = appendPad(b, int64(e.CPU), 3, '0')

@@ -273,3 +273,41 @@ func TestMarkExpectedOnCallback(t *testing.T) {
 		t.Errorf("timer_missed kept expected_ns: %+v", m)
 	}
 }
+
+// With TGID the writer prints tracefs's record-tgid column from the
+// thread groups the forks give, and the parser reads the lines back.
+func TestWriterTGID(t *testing.T) {
+	evs := []Event{
+		{TS: 0, CPU: 0, Kind: Fork, PID: 1000, Comm: "rt-app", TGID: 1000, ChildPID: 1001, ChildComm: "make", ChildTGID: 1000},
+		{TS: 10, CPU: 0, Kind: Fork, PID: 1001, Comm: "make", TGID: 1000, ChildPID: 1002, ChildComm: "sh", ChildTGID: 1002},
+		{TS: 20, CPU: 0, Kind: Switch, PID: 0, Comm: "swapper", Prio: 120, NextPID: 1002, NextComm: "sh", NextPrio: 120},
+		{TS: 30, CPU: 0, Kind: Exit, PID: 1002, Comm: "sh", Prio: 120},
+		{TS: 40, CPU: 1, Kind: Switch, PID: 7, Comm: "other", Prio: 120, NextPID: 0, NextComm: "swapper", NextPrio: 120},
+	}
+	var b bytes.Buffer
+	w := NewWriter(&b, WriterOptions{CPUs: 2, TGID: true})
+	for i := range evs {
+		w.Event(&evs[i])
+	}
+	if err := w.Close(50); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"          rt-app-1000    (   1000) [000] .....",
+		"            make-1001    (   1000) [000] .....",
+		"              sh-1002    (   1002) [000] .....     0.000000030: sched_process_exit: comm=sh pid=1002 prio=120 group_dead=true",
+		"           other-7       (-------) [001]",
+		"          <idle>-0       (      0) [000]",
+		"TASK-PID     TGID     CPU#",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	var rec Recorder
+	st, err := Parse(bytes.NewReader(b.Bytes()), &rec)
+	if err != nil || st.SchedEvents != len(evs) {
+		t.Fatalf("read back %d events (%v), want %d:\n%s", st.SchedEvents, err, len(evs), out)
+	}
+}

@@ -111,7 +111,7 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 	switch o.tracePath {
 	case "":
 	case "-":
-		o.tw = trace.NewWriter(os.Stdout, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta})
+		o.tw = trace.NewWriter(os.Stdout, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta, TGID: true})
 		k.Sink = o.tw
 	default:
 		f, err := outfile.Create(o.tracePath)
@@ -119,7 +119,7 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 			return k, &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 		}
 		o.file = f
-		o.tw = trace.NewWriter(f, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta})
+		o.tw = trace.NewWriter(f, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta, TGID: true})
 		k.Sink = o.tw
 	}
 	return k, nil

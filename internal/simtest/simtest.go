@@ -52,3 +52,13 @@ func Run(t testing.TB, cfg sim.Config) *sim.Engine {
 	}
 	return e
 }
+
+// Scenario loads a built-in scenario with its default parameters.
+func Scenario(t testing.TB, name string) *workload.Spec {
+	t.Helper()
+	spec, _, err := workload.Load(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
