@@ -64,8 +64,8 @@ type Claim struct {
 
 // Experiment is one seed experiment.
 type Experiment struct {
-	ID       string
-	Source   string // seed file name
+	ID     string
+	Source string // seed file name
 	// Citation names the mail as a reader can find it without the seed
 	// files: author, subject, list and date.
 	Citation string

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"schedlab/analyze"
-	"schedlab/sched"
 	"schedlab/internal/simtest"
+	"schedlab/sched"
 	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/workload"
@@ -190,8 +190,46 @@ func TestRandomTimerPeriod(t *testing.T) {
 		"rt": {"timer": {"ref": "unique", "period": {"dist": "uniform", "min": 1000, "max": 3000}}, "run": 10},
 		"px": {"timer": {"ref": "p", "period": {"dist": "uniform", "min": 5000, "max": 6000}, "notify": "signal"}, "run": 10}}}`,
 		1, 1e9, sim.DefaultParams())
-	for pid, lim := range map[int32][2]int64{1001: {1e6, 3e6}, 1002: {5e6, 6e6}} {
-		exp := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Mark && e.Mark == trace.TimerExpiry && e.PID == pid })
+	// An expiry mark names the running task, not the timer's owner: the
+	// timers are told apart by their ids (in order of first use).
+	ids := map[int32]bool{}
+	for _, e := range evs {
+		if e.Kind == trace.Mark && e.Mark == trace.TimerExpiry {
+			ids[e.Timer] = true
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("%d timers, want 2", len(ids))
+	}
+	ranges := map[int32][2]int64{}
+	for id := range ids {
+		// The rt-app timer's periods are 1-3 ms, the POSIX timer's 5-6 ms:
+		// a timer's first period says which it is.
+		var e0 *trace.Event
+		for i := range evs {
+			if e := &evs[i]; e.Kind == trace.Mark && e.Mark == trace.TimerExpiry && e.Timer == id {
+				if e0 != nil {
+					if e.Expected-e0.Expected < 4e6 {
+						ranges[id] = [2]int64{1e6, 3e6}
+					} else {
+						ranges[id] = [2]int64{5e6, 6e6}
+					}
+					break
+				}
+				e0 = e
+			}
+		}
+	}
+	seen := map[[2]int64]bool{}
+	for _, r := range ranges {
+		seen[r] = true
+	}
+	if len(seen) != 2 {
+		t.Fatalf("timer ranges %v: want one timer of each", ranges)
+	}
+	for id, lim := range ranges {
+		pid := id
+		exp := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Mark && e.Mark == trace.TimerExpiry && e.Timer == id })
 		distinct := map[int64]bool{}
 		for i := 1; i < len(exp); i++ {
 			d := exp[i].Expected - exp[i-1].Expected

@@ -54,7 +54,7 @@ type Writer struct {
 	cur   []ctxTask // per CPU: the task running there
 	tgid  map[int32]int32
 	n     int64 // event lines written
-	patch int64     // file offset of the entries line, -1 if it cannot be rewritten
+	patch int64 // file offset of the entries line, -1 if it cannot be rewritten
 	err   error
 }
 
