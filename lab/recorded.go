@@ -134,7 +134,7 @@ func AnalyzeRecording(rec *host.Recording, name string, keep Keep) (*Outcome, er
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the ring buffer lost events (overrun %d, dropped %d): rerun with a bigger --buffer-kb", rec.Overrun, rec.Dropped))
 	}
 	if rec.Facts.StealPct > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("steal time was %.1f%% of the run (host.md §10 advises discarding runs above 1%%)", rec.Facts.StealPct))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("steal time was %.1f%% of the run (docs/host.md §Noise advises discarding runs above 1%%)", rec.Facts.StealPct))
 	}
 	fa := m.Facts
 	r.Headline = fmt.Sprintf("measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s",

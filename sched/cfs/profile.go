@@ -99,7 +99,7 @@ func tunables2635(minGran int64, staleFork int64) []sched.Tunable {
 func init() {
 	sched.Register(&sched.Profile{
 		Name:     "cfs-2.6.35",
-		Doc:      "CFS of Linux 2.6.35 (min_granularity 2 ms, nr_latency 3), with the 2010 RFC features as reconstructions",
+		Doc:      "CFS of Linux 2.6.35 (min_granularity 2 ms, nr_latency 3), with the 2010 RFC features as reconstructions (docs/reconstructions.md)",
 		Features: append(features2635(), rfcFeatures()...),
 		Tunables: append(tunables2635(2000000, 1), rfcTunables()...),
 		New:      New,

@@ -35,7 +35,7 @@ func rfcFeatures() []sched.Feature {
 	return []sched.Feature{
 		{Name: DynMinVruntime, Reconstruction: "none",
 			Doc:     "listed in seed 000's feature list (default off), nothing else is known",
-			Unknown: "only its name survives (seed 000 lists DYN_MIN_VRUNTIME, default 0); no source says what it did, and the one guess (dropping min_vruntime's monotonic clamp) is not defensible"},
+			Unknown: "only its name survives (seed 000 lists DYN_MIN_VRUNTIME, default 0); no source says what it did, and the one guess (dropping min_vruntime's monotonic clamp) is not defensible (docs/reconstructions.md §DYN_MIN_VRUNTIME)"},
 		{Name: Interactive, Reconstruction: "R1",
 			Doc: "input-woken tasks, and tasks they wake, become the next buddy (wakeup-chain marks)"},
 		{Name: InteractiveForkExpedite, Reconstruction: "R1",
