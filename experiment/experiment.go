@@ -1,5 +1,5 @@
 // Package experiment holds the seed experiments that `schedlab reproduce`
-// runs: for each mail in ../shared/seeds, the load, the configurations it
+// runs: for each mail of docs/seeds.md, the load, the configurations it
 // compared, the numbers it printed and the claims it made, so that the
 // simulator's rows can be printed beside the paper's with a verdict on each
 // claim.

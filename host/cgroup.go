@@ -16,8 +16,8 @@ import (
 // CgroupRoot is where cgroup hierarchies are mounted.
 var CgroupRoot = "/sys/fs/cgroup"
 
-// controller is a cgroup controller the host offers: on v1 its own
-// hierarchy (this host mounts each controller there, host.md §6), on v2 the
+// controller is a cgroup controller the host offers: on v1 its own hierarchy
+// (this host mounts each controller there, docs/host.md §cgroups), on v2 the
 // unified hierarchy, where every controller shares the directories.
 type controller struct {
 	name string // "cpu", "pids", "memory"
@@ -28,9 +28,9 @@ type controller struct {
 // cpuController is the controller that task groups live in.
 type cpuController = controller
 
-// findController looks for a controller, v1 first (host.md §6: this host
-// mounts cpu as v1 and leaves v2 almost empty): a cgroup (v1) mount whose
-// options name it, else the unified hierarchy listing it.
+// findController looks for a controller, v1 first (docs/host.md §cgroups:
+// this host mounts cpu as v1 and leaves v2 almost empty): a cgroup (v1)
+// mount whose options name it, else the unified hierarchy listing it.
 func findController(name string) (*controller, error) {
 	b, _ := os.ReadFile(mountsFile)
 	if dir := cgroupV1Mount(string(b), name); dir != "" {

@@ -123,8 +123,8 @@ func checkTaskCPUs(spec *workload.Spec) error {
 	return nil
 }
 
-// Facts are what a measurement should be stored with (host.md: re-check the
-// host's facts with every campaign).
+// Facts are what a measurement should be stored with (docs/host.md: re-check
+// the host's facts with every campaign).
 type Facts struct {
 	Kernel    string  `json:"kernel"`
 	CPUs      string  `json:"cpus_online"`
@@ -151,7 +151,8 @@ func readTrim(path string) string {
 }
 
 // baseSlice reads the base slice a new task gets (se.slice in
-// /proc/self/sched: debugfs is locked down on this host, host.md §5).
+// /proc/self/sched: debugfs is locked down on this host, docs/host.md
+// §Debugfs).
 func baseSlice() string {
 	for _, line := range strings.Split(readTrim("/proc/self/sched"), "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "se.slice" {

@@ -1058,7 +1058,7 @@ __attribute__((constructor)) static void schedlab_host_worker(void) {
 	if (!job)
 		return;
 	// Timer slack would add up to 50 µs to every sleep and expiry, a delay
-	// the simulator does not have (host.md §10).
+	// the simulator does not have (docs/host.md §Noise).
 	prctl(PR_SET_TIMERSLACK, 1);
 	// The kernel reaps a process forked by a workload process as it exits:
 	// nothing here waits for one, and each would otherwise stay a zombie,

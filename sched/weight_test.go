@@ -6,7 +6,7 @@ import (
 	"schedlab/uapi"
 )
 
-// Vectors from cfs-2.6.35.md §5.5, computed by hand from the kernel's rules
+// Vectors computed by hand from 2.6.35's calc_delta_mine rules
 // (lazy inverse 1+(WMULT_CONST−W/2)/(W+1), two half-shifts above 2^32).
 func TestCalcDeltaMineKernelVectors(t *testing.T) {
 	cases := []struct {

@@ -4,7 +4,8 @@
 # uniprocessor setting (--cpus 0) for the wakeup-latency scenarios.
 # Usage: scripts/validate.sh [OUTDIR]   (default validation-out/); each
 # comparison is OUTDIR/NAME.json and OUTDIR/NAME.md (the Markdown table).
-# Run it on a quiet host: other work competes with the workload (host.md §10).
+# Run it on a quiet host: other work competes with the workload
+# (docs/host.md §Noise).
 set -eu
 out=${1:-validation-out}
 mkdir -p "$out"

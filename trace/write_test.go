@@ -44,7 +44,7 @@ func write(t *testing.T, events []Event, o WriterOptions) string {
 	return b.String()
 }
 
-// TestWriterLayout pins the 6.x tracefs layout of formats.md §2.1: comm
+// TestWriterLayout pins the 6.x tracefs layout (docs/trace-format.md): comm
 // right-aligned in 16, '-', pid left-aligned in 7, space, [CPU] in 3 digits,
 // space, 5 flags, space, seconds right-aligned in 5, the fraction, ": ",
 // event, ": ", payload.

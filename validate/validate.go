@@ -4,7 +4,7 @@
 // (p50, p90, p99, maximum) a verdict: inside the host's run-to-run spread,
 // or off by how much.
 //
-// The host's profile (host.md): policy eevdf-6.18 (the host runs 6.18),
+// The host's profile (docs/host.md): policy eevdf-6.18 (the host runs 6.18),
 // HZ 250, the host's CPU count (the base slice scales with it as the
 // kernel's does: 0.70 ms × (1 + log2 ncpu), 1.4 ms on 2 CPUs), default
 // features (debugfs is locked down, so the host's cannot be read or

@@ -1,9 +1,9 @@
 // Package workload reads workloads written in rt-app's JSON and turns them
 // into task programs the simulator (and the host runner) execute.
 //
-// The language is a compatible subset of rt-app (../shared/reference/formats.md
-// §1): a "global" object, and "tasks" whose events run in the order their
-// keys appear. schedlab's extensions (a task's uid, task-group shares, POSIX,
+// The language is a compatible subset of rt-app (its doc/tutorial.txt): a
+// "global" object, and "tasks" whose events run in the order their keys
+// appear. schedlab's extensions (a task's uid, task-group shares, POSIX,
 // SIGEV_THREAD and input timers, random durations and periods, latency_end)
 // are documented in docs/workload.md; none of them changes what an rt-app
 // file means. Built-in scenarios, some of them parametric templates, are in

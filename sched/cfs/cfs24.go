@@ -9,13 +9,13 @@ import (
 )
 
 // CFS as Linux 2.6.24 had it, with its default CONFIG_FAIR_USER_SCHED: one
-// task group per uid. The specification is ../shared/reference/cfs-2.6.24.md,
-// which lists only what differs from 2.6.35; section numbers (§) below refer
-// to it. The 2.6.35 types (entity, cfsRQ, timeline) carry the state, but
-// every rule is 2.6.24's: vruntimes are never normalized, slices are plain
-// divisions of a period that stretches as latency×n/nr_latency, the tick ends
-// a slice only on wall-clock time, picks take the leftmost at every level,
-// and the sleeper credit is a full latency for tasks only.
+// task group per uid (kernel/sched_fair.c and kernel/sched.c of v2.6.24;
+// the comments below name the kernel functions). The 2.6.35 types (entity,
+// cfsRQ, timeline) carry the state, but every rule is 2.6.24's: vruntimes
+// are never normalized, slices are plain divisions of a period that
+// stretches as latency×n/nr_latency, the tick ends a slice only on
+// wall-clock time, picks take the leftmost at every level, and the sleeper
+// credit is a full latency for tasks only.
 
 // Feature and tunable names 2.6.24 adds to profile.go's.
 const (
@@ -29,7 +29,8 @@ const (
 	RootUserShares  = "root_user_shares"
 )
 
-// maxBootGran caps the CPU-scaled latency and min_granularity at boot (§1).
+// maxBootGran caps the CPU-scaled latency and min_granularity at boot
+// (sched_init_granularity).
 const maxBootGran = 200000000
 
 func features2624() []sched.Feature {
@@ -166,7 +167,7 @@ func (c *CFS24) rq(env sched.RQ) *cpuRQ {
 
 // newGroup makes a group's per-CPU queues and entities. 2.6.24's groups are
 // flat: every group entity sits on a CPU's root queue with the group's full
-// shares, and its inverse is set once, as 2^32/shares (§2.4).
+// shares, and its inverse is set once, as 2^32/shares (set_se_shares).
 func (c *CFS24) newGroup(path string, shares uint64) *groupState {
 	gs := &groupState{path: path}
 	for _, r := range c.cpus {
@@ -212,7 +213,7 @@ func (c *CFS24) TaskNew(t, parent *sched.Task) {
 	t.Sched = se
 }
 
-// period is __sched_period (§2.1): beyond nr_latency entities the latency
+// period is __sched_period: beyond nr_latency entities the latency
 // target stretches in proportion, so the average slice stays at
 // min_granularity.
 func (c *CFS24) period(n uint64) uint64 {
@@ -222,21 +223,22 @@ func (c *CFS24) period(n uint64) uint64 {
 	return c.latency
 }
 
-// slice is se's wall-clock share of its own queue's period (§2.2). Unlike
-// 2.6.35 it ignores the levels above, so a group's tasks each get a full
-// share of the group's period at their level.
+// slice is se's wall-clock share of its own queue's period (sched_slice).
+// Unlike 2.6.35 it ignores the levels above, so a group's tasks each get a
+// full share of the group's period at their level.
 func (c *CFS24) slice(q *cfsRQ, se *entity) uint64 {
 	return c.period(uint64(q.nr)) * se.load.Weight / q.load.Weight
 }
 
 // vslice is the period in the virtual time of a queue of weight w with n
-// entities (§2.3): how far the queue's clock advances in one period.
+// entities (__sched_vslice): how far the queue's clock advances in one period.
 func (c *CFS24) vslice(w, n uint64) uint64 {
 	return c.period(n) * sched.NiceZeroLoad / w
 }
 
 // calcDeltaFair converts wall time into lw's virtual time. An inverse not yet
-// known is computed 2.6.24's way, dividing by the weight itself (§2.4).
+// known is computed 2.6.24's way, dividing by the weight itself
+// (calc_delta_mine).
 func (c *CFS24) calcDeltaFair(delta uint64, lw *sched.LoadWeight) uint64 {
 	if lw.Inv == 0 {
 		wc := uint64(1 << 32)
@@ -249,9 +251,9 @@ func (c *CFS24) calcDeltaFair(delta uint64, lw *sched.LoadWeight) uint64 {
 }
 
 // updateCurr charges q's running entity for the time since it was last
-// charged and is the only place min_vruntime moves (§2.5): forward to the
-// smaller of curr's and the leftmost's vruntime, never back, so placements
-// relative to it cannot hand out the same credit twice.
+// charged and is the only place min_vruntime moves (update_curr): forward to
+// the smaller of curr's and the leftmost's vruntime, never back, so
+// placements relative to it cannot hand out the same credit twice.
 func (c *CFS24) updateCurr(q *cfsRQ) {
 	cur := q.curr
 	if cur == nil {
@@ -269,7 +271,7 @@ func (c *CFS24) updateCurr(q *cfsRQ) {
 	cur.execStart = now
 }
 
-// placeEntity sets a new or waking entity's vruntime (§2.7).
+// placeEntity sets a new or waking entity's vruntime (place_entity).
 func (c *CFS24) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	v := q.minV
 	if c.treeAvg {
@@ -299,9 +301,9 @@ func (c *CFS24) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	se.vruntime = v
 }
 
-// Enqueue implements sched.Class (§2.8). Vruntimes are absolute, so no flag
-// shifts them; every group entity that joins its parent is placed as a
-// waking sleeper, even above a new task.
+// Enqueue implements sched.Class (enqueue_task_fair). Vruntimes are
+// absolute, so no flag shifts them; every group entity that joins its parent
+// is placed as a waking sleeper, even above a new task.
 func (c *CFS24) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	c.rq(env)
 	wakeup := flags&sched.EnqueueWakeup != 0
@@ -321,8 +323,9 @@ func (c *CFS24) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	}
 }
 
-// Dequeue implements sched.Class (§2.9): a group leaves its parent when its
-// queue empties. min_vruntime is left where update_curr put it.
+// Dequeue implements sched.Class (dequeue_task_fair): a group leaves its
+// parent when its queue empties. min_vruntime is left where update_curr put
+// it.
 func (c *CFS24) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	c.rq(env)
 	for x := taskSE(t); x != nil; x = x.parent {
@@ -340,7 +343,7 @@ func (c *CFS24) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	}
 }
 
-// CheckPreempt implements sched.Class (check_preempt_wakeup, §2.12).
+// CheckPreempt implements sched.Class (check_preempt_wakeup).
 func (c *CFS24) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	c.rq(env)
 	curr := env.Curr()
@@ -372,8 +375,8 @@ func (c *CFS24) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	}
 }
 
-// PickNext implements sched.Class (§2.11): the leftmost at every level; each
-// level's slice restarts, even when the same task is picked again.
+// PickNext implements sched.Class (pick_next_task_fair): the leftmost at every
+// level; each level's slice restarts, even when the same task is picked again.
 func (c *CFS24) PickNext(env sched.RQ) *sched.Task {
 	r := c.rq(env)
 	q := &r.root
@@ -404,10 +407,10 @@ func (c *CFS24) PutPrev(env sched.RQ, prev *sched.Task) {
 	}
 }
 
-// Tick implements sched.Class (§2.10). A slice ends only when its wall-clock
-// share is used up: no vruntime comparison, so a wakee left behind by the
-// wakeup test waits for the next slice end at its level. 2.6.24 has no
-// hrtick, so queued ticks do not occur.
+// Tick implements sched.Class (entity_tick, check_preempt_tick). A slice
+// ends only when its wall-clock share is used up: no vruntime comparison, so
+// a wakee left behind by the wakeup test waits for the next slice end at its
+// level. 2.6.24 has no hrtick, so queued ticks do not occur.
 func (c *CFS24) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	c.rq(env)
 	for x := taskSE(curr); x != nil; x = x.parent {
@@ -422,7 +425,7 @@ func (c *CFS24) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	}
 }
 
-// Fork implements sched.Class as task_new_fair (§2.13), which 2.6.24 runs on
+// Fork implements sched.Class as task_new_fair, which 2.6.24 runs on
 // the child's run queue, dst: the child is placed on its own queue with no
 // regard for its old vruntime, child_runs_first hands it the parent's
 // earlier position when both share a CPU, and dst's running task (the
@@ -447,7 +450,7 @@ func (c *CFS24) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	dst.Resched()
 }
 
-// Yield implements sched.Class (§2.14).
+// Yield implements sched.Class (yield_task_fair).
 func (c *CFS24) Yield(env sched.RQ, curr *sched.Task) {
 	c.rq(env)
 	yieldTask(c, curr, c.compatYield)
@@ -465,7 +468,7 @@ func (c *CFS24) TaskDead(env sched.RQ, t *sched.Task) {}
 
 // MigrateTask implements sched.Class. 2.6.24 keeps vruntimes absolute and
 // shifts a moving task by the difference of the two queues' min_vruntime in
-// set_task_cpu, whether it sleeps or was queued (§2.6): it keeps its
+// set_task_cpu, whether it sleeps or was queued: it keeps its
 // distance from min_vruntime, now dst's.
 func (c *CFS24) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)

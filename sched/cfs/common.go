@@ -11,7 +11,7 @@ type generation interface {
 	updateCurr(q *cfsRQ)
 }
 
-// yieldTask is sched_yield() (§18 of cfs-2.6.35.md; 2.6.24 is the same
+// yieldTask is sched_yield() (yield_task_fair of 2.6.35; 2.6.24 is the same
 // without buddies, which it never sets): by default only charge the task,
 // so the following schedule() picks by the normal rule; with compat yield
 // (and always for SCHED_BATCH) move it to the right end of the tree.

@@ -7,7 +7,7 @@ import (
 	"schedlab/uapi"
 )
 
-// entity is a sched_entity: a task's, or a task group's on one CPU (§1.1).
+// entity is a sched_entity: a task's, or a task group's on one CPU.
 type entity struct {
 	load      sched.LoadWeight
 	vruntime  uint64
@@ -138,7 +138,7 @@ func (c *CFS) group(g *sched.Group) *groupState {
 		q := &cfsRQ{cpu: r, minV: initialMinVruntime, lastMinV: initialMinVruntime}
 		se := &entity{load: sched.LoadWeight{Weight: g.Shares}, my: q, idx: -1}
 		// On one CPU the group entity's weight is simply the group's
-		// shares (§19); its inverse is computed lazily.
+		// shares (cpu.shares); its inverse is computed lazily.
 		se.q, se.parent = c.queueOf(g.Parent, i)
 		gs.se = append(gs.se, se)
 		gs.q = append(gs.q, q)
@@ -165,7 +165,7 @@ func (c *CFS) TaskNew(t, parent *sched.Task) {
 	t.Sched = se
 }
 
-// period is __sched_period (§6.1): the latency target stretched so that
+// period is __sched_period: the latency target stretched so that
 // no slice drops below min_granularity.
 func (c *CFS) period(n int) uint64 {
 	if n > c.nrLatency {
@@ -174,8 +174,8 @@ func (c *CFS) period(n int) uint64 {
 	return c.latency
 }
 
-// schedSlice is the wall-clock share of a period for se (§6.2). The period
-// counts only se's own queue; each level up multiplies by that level's
+// schedSlice is the wall-clock share of a period for se (sched_slice). The
+// period counts only se's own queue; each level up multiplies by that level's
 // weight fraction, with se's weight added where it is not queued yet.
 func (c *CFS) schedSlice(q *cfsRQ, se *entity) uint64 {
 	n := q.nr
@@ -194,14 +194,15 @@ func (c *CFS) schedSlice(q *cfsRQ, se *entity) uint64 {
 	return slice
 }
 
-// schedVslice is the slice in se's virtual time (§6.3).
+// schedVslice is the slice in se's virtual time (sched_vslice).
 func (c *CFS) schedVslice(q *cfsRQ, se *entity) uint64 {
 	return c.arch.CalcDeltaFair(c.schedSlice(q, se), &se.load)
 }
 
 // updateCurr charges the running entity of q for the time since it was last
-// charged (§7). Only this level advances; upper levels are charged when the
-// kernel calls update_curr on them, and may lag behind in the same way.
+// charged (update_curr). Only this level advances; upper levels are charged
+// when the kernel calls update_curr on them, and may lag behind in the same
+// way.
 func (c *CFS) updateCurr(q *cfsRQ) {
 	cur := q.curr
 	if cur == nil {
@@ -219,8 +220,9 @@ func (c *CFS) updateCurr(q *cfsRQ) {
 }
 
 // updateMinVruntime moves q's virtual clock to the smaller of curr's and the
-// leftmost's vruntime, but never backwards (§8): placements are relative to
-// it, and a clock that moved back would hand sleepers credit twice.
+// leftmost's vruntime, but never backwards (update_min_vruntime): placements
+// are relative to it, and a clock that moved back would hand sleepers credit
+// twice.
 func (c *CFS) updateMinVruntime(q *cfsRQ) {
 	v := q.minV
 	if q.curr != nil {
@@ -239,7 +241,7 @@ func (c *CFS) updateMinVruntime(q *cfsRQ) {
 func (q *cfsRQ) addLoad(w uint64) { q.load.Weight += w; q.load.Inv = 0 }
 func (q *cfsRQ) subLoad(w uint64) { q.load.Weight -= w; q.load.Inv = 0 }
 
-// placeEntity sets a new or waking entity's vruntime (§11).
+// placeEntity sets a new or waking entity's vruntime (place_entity).
 func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	v := q.minV
 	// R1: an expedited fork is placed as a waking sleeper.
@@ -265,7 +267,7 @@ func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	se.vruntime = sched.MaxVruntime(se.vruntime, v)
 }
 
-// enqueueEntity is §10.3.
+// enqueueEntity is enqueue_entity.
 func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 	// Entities that did not sleep carry a vruntime relative to the queue
 	// they left (or were forked on); make it absolute on this one.
@@ -284,7 +286,7 @@ func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 	se.onRQ = true
 }
 
-// dequeueEntity is §10.5.
+// dequeueEntity is dequeue_entity.
 func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 	c.updateCurr(q)
 	clearBuddies(se)
@@ -302,7 +304,7 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 	}
 }
 
-// Enqueue implements sched.Class (enqueue_task_fair, §10.4). Every group
+// Enqueue implements sched.Class (enqueue_task_fair). Every group
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	c.rq(env)
@@ -319,7 +321,7 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	c.hrtickUpdate(env)
 }
 
-// Dequeue implements sched.Class (dequeue_task_fair, §10.6). A group whose
+// Dequeue implements sched.Class (dequeue_task_fair). A group whose
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	c.rq(env)
@@ -336,7 +338,7 @@ func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	c.hrtickUpdate(env)
 }
 
-// wakeupGran is the wakeup granularity in se's virtual time (§14.1): a
+// wakeupGran is the wakeup granularity in se's virtual time (wakeup_gran): a
 // lighter wakee must be further left to preempt.
 func (c *CFS) wakeupGranFor(se *entity) uint64 {
 	return c.arch.CalcDeltaFair(c.wakeupGran, &se.load)
@@ -373,7 +375,7 @@ func setLastBuddy(se *entity) {
 	}
 }
 
-// clearBuddies forgets se as a buddy at its level and above (§15.3).
+// clearBuddies forgets se as a buddy at its level and above (clear_buddies).
 func clearBuddies(se *entity) {
 	for x := se; x != nil; x = x.parent {
 		if x.q.last == x {
@@ -412,7 +414,7 @@ func findMatchingSE(se, pse *entity) (*entity, *entity) {
 	return se, pse
 }
 
-// CheckPreempt implements sched.Class (check_preempt_wakeup, §14.2).
+// CheckPreempt implements sched.Class (check_preempt_wakeup).
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	c.rq(env)
 	curr := env.Curr()
@@ -462,8 +464,8 @@ func (c *CFS) preempt(env sched.RQ, se *entity, scale bool) {
 	}
 }
 
-// pickNextEntity is §15.1: the leftmost, unless a buddy is within the
-// wakeup granularity of it; the last buddy wins over the next buddy.
+// pickNextEntity is pick_next_entity: the leftmost, unless a buddy is within
+// the wakeup granularity of it; the last buddy wins over the next buddy.
 func (c *CFS) pickNextEntity(q *cfsRQ) *entity {
 	left := q.tree.leftmost()
 	se := left
@@ -487,7 +489,7 @@ func (c *CFS) setNextEntity(q *cfsRQ, se *entity) {
 	se.prevSum = se.sumExec
 }
 
-// PickNext implements sched.Class (pick_next_task_fair, §15.4).
+// PickNext implements sched.Class (pick_next_task_fair).
 func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 	r := c.rq(env)
 	q := &r.root
@@ -504,7 +506,7 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 	return se.task
 }
 
-// PutPrev implements sched.Class (put_prev_task_fair, §15.5).
+// PutPrev implements sched.Class (put_prev_task_fair).
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 	c.rq(env)
 	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {
@@ -523,7 +525,7 @@ func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 	}
 }
 
-// Tick implements sched.Class (task_tick_fair, §17.1).
+// Tick implements sched.Class (task_tick_fair).
 func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	c.rq(env)
 	if se := taskSE(curr); se.startNice && c.rfc.startNiceEndSlice {
@@ -551,9 +553,9 @@ func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	}
 }
 
-// checkPreemptTick is §17.2: end the slice when its wall-clock share is
-// used up, or (after min_granularity) when curr is further right of the
-// leftmost than a slice.
+// checkPreemptTick is check_preempt_tick: end the slice when its wall-clock
+// share is used up, or (after min_granularity) when curr is further right of
+// the leftmost than a slice.
 func (c *CFS) checkPreemptTick(env sched.RQ, q *cfsRQ, curr *entity) {
 	ideal := c.arch.Ulong(c.schedSlice(q, curr))
 	ran := c.arch.Ulong(curr.sumExec - curr.prevSum)
@@ -595,7 +597,7 @@ func (c *CFS) checkPreemptTick(env sched.RQ, q *cfsRQ, curr *entity) {
 }
 
 // hrtickStart arms env's high-resolution slice timer for p, queued on env
-// (hrtick_start_fair, §17.4), if HRTICK is on and p's queue has company.
+// (hrtick_start_fair), if HRTICK is on and p's queue has company.
 func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
 	if !c.hrtick {
 		return
@@ -638,7 +640,7 @@ func (c *CFS) hrtickUpdate(env sched.RQ) {
 	}
 }
 
-// Fork implements sched.Class (task_fork_fair, §12.2): the child starts
+// Fork implements sched.Class (task_fork_fair): the child starts
 // from the parent's vruntime on the parent's queue (env is the parent's
 // CPU), placed no earlier than START_DEBIT allows, and is stored relative
 // to that queue until wake_up_new_task enqueues it on dst, which adds dst's
@@ -680,13 +682,13 @@ func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	se.vruntime -= q.minV
 }
 
-// Yield implements sched.Class (yield_task_fair, §18).
+// Yield implements sched.Class (yield_task_fair).
 func (c *CFS) Yield(env sched.RQ, curr *sched.Task) {
 	c.rq(env)
 	yieldTask(c, curr, c.compatYield)
 }
 
-// SetNice implements sched.Class (set_user_nice, §18).
+// SetNice implements sched.Class (set_user_nice).
 func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	c.rq(env)
 	setNice(c, env, t, nice)
@@ -698,8 +700,9 @@ func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {}
 // MigrateTask implements sched.Class. A waking sleeper's vruntime is made
 // relative to the queue it slept on, src's (task_waking_fair), so that the
 // enqueue with ENQUEUE_WAKING places it at the same distance from dst's
-// min_vruntime; a task dequeued for a move is already relative (§10.2).
-// Afterwards its entity belongs to dst's queue of its group.
+// min_vruntime; a task dequeued for a move is already relative
+// (dequeue_entity's normalization). Afterwards its entity belongs to dst's
+// queue of its group.
 func (c *CFS) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)
 	if wakeup {

@@ -133,7 +133,7 @@ func TestSchedSliceTwoTasks(t *testing.T) {
 }
 
 // A group's task gets the period of its own queue times the group's share
-// of the root (§6.2's example: one task in one of ten equal groups).
+// of the root (one task in one of ten equal groups).
 func TestSchedSliceHierarchy(t *testing.T) {
 	cl := newClass(t, "cfs-2.6.35", nil, nil)
 	rq := &fakeRQ{}
@@ -276,9 +276,10 @@ func TestWakeupPreemptionGranularity(t *testing.T) {
 	}
 }
 
-// §21.4: on 64-bit, curr left of the leftmost looks like a huge distance
-// once min_granularity has passed, and the tick ends its slice; 32-bit
-// kernels compare signed and do not.
+// The 64-bit sign bug (fixed in 2.6.38 by d7d8294415f0): on 64-bit, curr
+// left of the leftmost looks like a huge distance once min_granularity has
+// passed, and the tick ends its slice; 32-bit kernels compare signed and do
+// not.
 func TestTickSignBug(t *testing.T) {
 	for _, c := range []struct {
 		arch    int64

@@ -8,9 +8,9 @@
 // runs the waiting entity with the smallest vruntime, lets it run for its
 // weighted share of a latency period, places waking sleepers slightly left of
 // the queue's min_vruntime and new tasks one virtual slice to the right of it.
-// The specification this follows, with its sources, is
-// ../shared/reference/cfs-2.6.35.md; section numbers (§) in fair.go refer
-// to it.
+// The comments in fair.go name the kernel function each rule comes from
+// (kernel/sched_fair.c and kernel/sched.c of v2.6.35), the source to compare
+// it with.
 package cfs
 
 import (
@@ -19,7 +19,8 @@ import (
 	"schedlab/sched"
 )
 
-// Feature names of 2.6.35, in the kernel's bit order (§3).
+// Feature names of 2.6.35, in the kernel's bit order
+// (kernel/sched_features.h).
 const (
 	GentleFairSleepers = "GENTLE_FAIR_SLEEPERS"
 	StartDebit         = "START_DEBIT"

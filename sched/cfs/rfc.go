@@ -7,8 +7,8 @@ import (
 
 // The 2010 RFC features of seeds 000, 002 and 004 (Mathieu Desnoyers). None
 // was merged and the patch series is lost except for what the seeds quote,
-// so every behaviour here is a labelled reconstruction (R1 in
-// ../shared/reference/rfc-features.md), with its unknowns as parameters.
+// so every behaviour here is a labelled reconstruction (R1, described in
+// docs/reconstructions.md), with its unknowns as parameters.
 // They exist only in the cfs-2.6.35 profile, the base of the author's tree.
 const (
 	Interactive             = "INTERACTIVE"
@@ -111,9 +111,9 @@ func newRFC(cfg *sched.Config) rfc {
 	return r
 }
 
-// markWakeup sets t's marks for a wakeup (R1 §2.3 steps 1–2): the source
-// marks the wakee directly; a marked waker passes its mark along the chain
-// when the feature is on. New-task wakeups never propagate.
+// markWakeup sets t's marks for a wakeup (R1, direct and chain marks): the
+// source marks the wakee directly; a marked waker passes its mark along the
+// chain when the feature is on. New-task wakeups never propagate.
 func (c *CFS) markWakeup(se *entity, w sched.WakeInfo) {
 	m := &se.marks
 	switch w.Source {
@@ -135,7 +135,7 @@ func (c *CFS) markWakeup(se *entity, w sched.WakeInfo) {
 	}
 }
 
-// clearMarks forgets a task's marks when it blocks (R1 §2.3 step 3).
+// clearMarks forgets a task's marks when it blocks (R1, clearing).
 func clearMarks(se *entity) {
 	fe := se.marks.forkExpedited
 	se.marks = marks{forkExpedited: fe}

@@ -66,9 +66,10 @@ func (c *EEVDF) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 	return nil
 }
 
-// LagBound returns the EEVDF paper's lag bound r_max + q in ns of service
-// (eevdf.md §21, tick mode: q the tick, r_max the largest request any
-// entity has had in this run).
+// LagBound returns the EEVDF paper's lag bound, widened for tick-only
+// preemption, r_max + q in ns of service (Stoica & Abdel-Wahab 1995: q the
+// quantum, here the tick; r_max the largest request any entity has had in
+// this run).
 //
 // The paper proves it for a steady system, where entities join and leave
 // at zero lag. Here they join with the lag they left with (PLACE_LAG), and

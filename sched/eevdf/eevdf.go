@@ -1,7 +1,7 @@
 // Package eevdf is the fair class of Linux 6.6, 6.12 and 6.18: Earliest
 // Eligible Virtual Deadline First (Stoica & Abdel-Wahab, 1995), as
-// kernel/sched/fair.c has it since 6.6. The specification it follows is
-// ../shared/reference/eevdf.md; section numbers (§) refer to it.
+// kernel/sched/fair.c has it since 6.6. The comments name the kernel
+// function each rule comes from, the source to compare it with.
 //
 // # What EEVDF keeps true
 //
@@ -40,10 +40,10 @@
 // following V in 6.18.35), curr added on the fly, floor division. The floor
 // does not depend on v0, so V is the exact floor of the weighted mean in
 // every version; eligibility is tested cross-multiplied, without division.
-// calc_delta_fair uses the 6.x fixed point (§1.1). The 6.x fixed point is the
-// same on 32- and 64-bit kernels for every weight below 2^32 (64-bit only
-// stores weights ×1024, and all EEVDF sums use them scaled down), so unlike
-// the CFS profiles these have no arch tunable.
+// calc_delta_fair uses the 6.x fixed point (__calc_delta). The 6.x fixed
+// point is the same on 32- and 64-bit kernels for every weight below 2^32
+// (64-bit only stores weights ×1024, and all EEVDF sums use them scaled
+// down), so unlike the CFS profiles these have no arch tunable.
 //
 // # Reconstructions and decisions
 //
@@ -61,7 +61,8 @@
 // for a reschedule of the task it just picked; with simulated time standing
 // still that would never end.
 //
-// Decisions where the specification is silent:
+// Decisions where the kernel's source was simplified, or leaves a choice
+// to the simulator:
 //   - 6.6's tree was ordered by vruntime; one deadline-ordered tree serves
 //     all versions. Equal deadlines among waiting entities go to the one
 //     queued first in every version (6.6's walk depended on tree shape);
@@ -71,17 +72,18 @@
 //     reschedules on a deadline renewal, or when the marker is gone and curr
 //     is ineligible (the kernel's did_preempt_short) [I].
 //   - The wakeup decision of 6.12 and 6.18.0–.2 is pick(protect = !short) ==
-//     wakee; 6.18.35 follows §13 literally (PREEMPT_SHORT is the slice
-//     comparison only).
+//     wakee; 6.18.35 follows its check_preempt_wakeup_fair step by step
+//     (PREEMPT_SHORT is the slice comparison only).
 //   - A reweight (group shares, SMP) places the entity against V and W
-//     without itself, also when it is curr, so its lag is kept exactly (§9).
-//   - Yield (§19), reweight (§9) and group slices (§17) follow the
-//     specification in all versions, 6.6 included.
+//     without itself, also when it is curr, so its lag is kept exactly
+//     (reweight_entity).
+//   - Yield, reweight and group slices follow 6.18.35's rules in all
+//     versions, 6.6 included.
 //   - A task that exits while delayed has its dequeue finished in TaskDead
 //     (the kernel's task_dead_fair); a nice change of a delayed task
 //     finishes its dequeue first; a wakeup that the engine routes to another
-//     CPU (MigrateTask with wakeup) finishes it on the old CPU, as the spec
-//     asks, although the kernel would requeue it in place.
+//     CPU (MigrateTask with wakeup) finishes it on the old CPU (a choice),
+//     although the kernel would requeue it in place.
 //   - A delayed group entity (its queue emptied while it was ineligible)
 //     keeps its slice; only the ancestors above it take their queues'
 //     shortest slice.
@@ -104,7 +106,7 @@ import (
 	"schedlab/sched"
 )
 
-// entity is a sched_entity: a task's, or a task group's on one CPU (§2).
+// entity is a sched_entity: a task's, or a task group's on one CPU.
 type entity struct {
 	node
 
@@ -231,7 +233,7 @@ func build(cfg *sched.Config, ver version) (sched.Class, error) {
 		hrtick:               feat(cfg, HRTick),
 	}
 	// normalized_sysctl_sched_base_slice: the unscaled value, which
-	// protection uses without RUN_TO_PARITY (§11).
+	// protection uses without RUN_TO_PARITY.
 	c.normSlice = c.baseSlice / sched.ScaleFactor(cfg.Tunable(TunableScaling), cfg.NCPU)
 	for i := 0; i < cfg.NCPU; i++ {
 		r := &cpuRQ{id: i}
@@ -301,7 +303,7 @@ func (c *EEVDF) queueOf(g *sched.Group, cpu int) (*cfsRQ, *entity) {
 }
 
 // ---------------------------------------------------------------------------
-// Fixed point (§1.1)
+// Fixed point (__calc_delta)
 
 const wmultConst = 1<<32 - 1
 
@@ -350,7 +352,8 @@ func calcDeltaFair(d int64, se *entity) uint64 {
 }
 
 // ---------------------------------------------------------------------------
-// The zero-lag point (§3), eligibility (§5), lag (§4)
+// The zero-lag point (avg_vruntime), eligibility (entity_eligible), lag
+// (update_entity_lag)
 
 func (q *cfsRQ) key(se *entity) int64 { return int64(se.vruntime - q.v0) }
 
@@ -448,7 +451,7 @@ func (c *EEVDF) lagLimit(q *cfsRQ, se *entity) int64 {
 	return int64(calcDeltaFair(max(2*se.slice, c.tick), se))
 }
 
-// updateEntityLag saves se's clamped virtual lag (§4).
+// updateEntityLag saves se's clamped virtual lag (update_entity_lag).
 func (c *EEVDF) updateEntityLag(q *cfsRQ, se *entity) {
 	limit := c.lagLimit(q, se)
 	vl := int64(c.avgVruntime(q) - se.vruntime)

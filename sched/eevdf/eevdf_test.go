@@ -79,7 +79,7 @@ func run(c *EEVDF, rq *fakeRQ, t *sched.Task, d int64) {
 	c.Tick(rq, t, false)
 }
 
-// §1.1's test vectors.
+// Test vectors of the 6.x fixed point (__calc_delta).
 func TestCalcDeltaFair(t *testing.T) {
 	for _, c := range []struct {
 		d    int64

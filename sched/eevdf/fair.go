@@ -46,7 +46,7 @@ func (c *EEVDF) applyCustomSlice(se *entity) {
 // charged, renews its request when its vruntime has reached the deadline,
 // and asks env (q's CPU, which every caller down from a hook passes along)
 // for a reschedule when the request was renewed or curr's protection is
-// over (§7). This is the only place where EEVDF notices that a request has
+// over. This is the only place where EEVDF notices that a request has
 // ended: at a tick, an enqueue, a dequeue, a wakeup test or a pick.
 func (c *EEVDF) updateCurr(env sched.RQ, q *cfsRQ) {
 	cur := q.curr
@@ -101,7 +101,8 @@ func (c *EEVDF) updateDeadline(se *entity) bool {
 // Checker's lag bound.
 func (c *EEVDF) noteSlice(s int64) { c.maxSliceSeen = max(c.maxSliceSeen, s) }
 
-// placeEntity puts a joining entity at V − lag with a fresh request (§9).
+// placeEntity puts a joining entity at V − lag with a fresh request
+// (place_entity).
 func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	v := c.avgVruntime(q)
 	c.applyCustomSlice(se)
@@ -138,7 +139,7 @@ func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	se.deadline = se.vruntime + vslice
 }
 
-// enqueueEntity is §10's enqueue_entity.
+// enqueueEntity is enqueue_entity.
 func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 	isCurr := q.curr == se
 	initial := flags&enqInitial != 0
@@ -161,9 +162,9 @@ func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 	q.jumped(before, se)
 }
 
-// dequeueEntity is §12.1. It returns false when the entity stays queued as
-// delayed: it goes to sleep owing service and keeps competing (and being
-// passed over) until it is eligible again.
+// dequeueEntity is dequeue_entity. It returns false when the entity stays
+// queued as delayed: it goes to sleep owing service and keeps competing (and
+// being passed over) until it is eligible again.
 func (c *EEVDF) dequeueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) bool {
 	c.updateCurr(env, q)
 	clearBuddies(q, se)
@@ -197,7 +198,7 @@ func (c *EEVDF) dequeueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) boo
 	return true
 }
 
-// enqueueTask is enqueue_task_fair (§10): the task and every ancestor that
+// enqueueTask is enqueue_task_fair: the task and every ancestor that
 // is not queued join their queues (ancestors as wakeups); a delayed
 // entity met on the way is requeued; the rest of the path takes the new
 // weights and shortest slices.
@@ -249,8 +250,9 @@ func (c *EEVDF) setGroupSlice(x *entity, slice int64) {
 	}
 }
 
-// dequeueEntities is §12.2: dequeue the task and every ancestor whose queue
-// empties. It returns false when the task stays queued as delayed.
+// dequeueEntities is dequeue_entities: dequeue the task and every ancestor
+// whose queue empties. It returns false when the task stays queued as
+// delayed.
 func (c *EEVDF) dequeueEntities(env sched.RQ, se *entity, flags int) bool {
 	r := se.q.cpu
 	taskSleep := flags&deqSleep != 0
@@ -288,8 +290,8 @@ func (c *EEVDF) dequeueEntities(env sched.RQ, se *entity, flags int) bool {
 	return true
 }
 
-// requeueDelayed is §12.4: a delayed entity wakes where it is. With
-// DELAY_ZERO a positive lag is dropped: it is re-placed at V.
+// requeueDelayed is requeue_delayed_entity: a delayed entity wakes where it
+// is. With DELAY_ZERO a positive lag is dropped: it is re-placed at V.
 func (c *EEVDF) requeueDelayed(se *entity) {
 	q := se.q
 	if c.delayZero {
@@ -312,7 +314,8 @@ func (c *EEVDF) requeueDelayed(se *entity) {
 	se.delayed = false
 }
 
-// updateCfsGroup refreshes a group entity's weight (§17, R1) and applies a
+// updateCfsGroup refreshes a group entity's weight (update_cfs_group;
+// the split across CPUs is reconstruction R1) and applies a
 // change with the reweight rule, which keeps its lag.
 func (c *EEVDF) updateCfsGroup(env sched.RQ, se *entity) {
 	gq := se.my
@@ -332,7 +335,7 @@ func (c *EEVDF) updateCfsGroup(env sched.RQ, se *entity) {
 
 // reweightEntity changes se's weight to w (inverse inv, 0 to compute it)
 // keeping its lag, its remaining request and its protection, all scaled
-// to the new weight's virtual time (§9).
+// to the new weight's virtual time (reweight_entity).
 func (c *EEVDF) reweightEntity(env sched.RQ, q *cfsRQ, se *entity, w, inv uint64) {
 	old := int64(se.w)
 	onRQ, isCurr := se.onRQ, q.curr == se
@@ -382,7 +385,7 @@ func (c *EEVDF) reweightEntity(env sched.RQ, q *cfsRQ, se *entity, w, inv uint64
 }
 
 // ---------------------------------------------------------------------------
-// Protection (§11)
+// Protection (RUN_TO_PARITY, PREEMPT_SHORT)
 
 // protected reports whether curr's slice is still protected.
 func (c *EEVDF) protected(se *entity) bool {
@@ -431,7 +434,7 @@ func (c *EEVDF) cancelProtect(se *entity) {
 }
 
 // ---------------------------------------------------------------------------
-// Buddies (§14)
+// Buddies
 
 func isIdle(se *entity) bool { return se.task != nil && se.task.Policy == uapi.SchedIdle }
 
@@ -454,7 +457,7 @@ func clearBuddies(q *cfsRQ, se *entity) {
 }
 
 // ---------------------------------------------------------------------------
-// Picking (§8)
+// Picking (pick_eevdf)
 
 // pickEEVDF returns the earliest-deadline eligible entity of q, curr
 // included, or curr while it is protected.
@@ -686,7 +689,7 @@ func findMatching(se, pse *entity) (*entity, *entity) {
 	return se, pse
 }
 
-// CheckPreempt implements sched.Class (check_preempt_wakeup_fair, §13): a
+// CheckPreempt implements sched.Class (check_preempt_wakeup_fair): a
 // wakee preempts when curr is no longer protected (or is ineligible, or
 // the wakee asks for a shorter slice) and the wakee is then the entity
 // the pick would choose.
@@ -742,7 +745,8 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	}
 }
 
-// wakeup1835 is steps 6–9 of §13 (6.18.35).
+// wakeup1835 is the end of 6.18.35's check_preempt_wakeup_fair: the
+// PREEMPT_SHORT test, no preemption by a fork, NEXT_BUDDY, and the pick.
 func (c *EEVDF) wakeup1835(env sched.RQ, r *cpuRQ, q *cfsRQ, se, pse *entity, short bool, wf int) {
 	protect := !short
 	if !short {
@@ -777,7 +781,7 @@ func (c *EEVDF) wakeup1835(env sched.RQ, r *cpuRQ, q *cfsRQ, se, pse *entity, sh
 	}
 }
 
-// Tick implements sched.Class (task_tick_fair, §15): charge every level;
+// Tick implements sched.Class (task_tick_fair): charge every level;
 // a request that ended makes update_curr reschedule. The hrtick ends the
 // request it was armed for.
 func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
@@ -814,8 +818,8 @@ func (c *EEVDF) hrtickUpdate(env sched.RQ, r *cpuRQ) {
 	}
 }
 
-// Yield implements sched.Class (§19): an eligible curr forfeits the rest
-// of its request.
+// Yield implements sched.Class (yield_task_fair): an eligible curr forfeits
+// the rest of its request.
 func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
 	r := c.rq(env)
 	if r.nrTasks <= 1 {
@@ -833,7 +837,7 @@ func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
 	}
 }
 
-// Fork implements sched.Class (task_fork_fair, §16): the child starts with
+// Fork implements sched.Class (task_fork_fair): the child starts with
 // zero vruntime and lag. From 6.12 it is placed at its first enqueue, on
 // dst (ENQUEUE_INITIAL). 6.6 placed it here, in the parent's queue on env,
 // and then again at the enqueue without the flag.

@@ -6,7 +6,7 @@ import (
 	"schedlab/sched"
 )
 
-// Feature names (kernel/sched/features.h, eevdf.md §20).
+// Feature names (kernel/sched/features.h).
 const (
 	PlaceLag             = "PLACE_LAG"
 	PlaceDeadlineInitial = "PLACE_DEADLINE_INITIAL"
@@ -64,10 +64,10 @@ const (
 	g618
 )
 
-// featureTable is eevdf.md §20, in the kernel's order. 6.12's column is
-// not in the table: it is 6.18.2's plus DOUBLE_TICK (removed in 6.13);
-// UTIL_EST_FASTUP and HZ_BW are taken as gone by 6.12 [I] — neither has an
-// effect on one CPU.
+// featureTable is kernel/sched/features.h in the kernel's order, as 6.6.0,
+// 6.18.2 and 6.18.35 have it. 6.12's column was not read from its source:
+// it is 6.18.2's plus DOUBLE_TICK (removed in 6.13); UTIL_EST_FASTUP and
+// HZ_BW are taken as gone by 6.12 [I] — neither has an effect on one CPU.
 var featureTable = []fdesc{
 	{sched.Feature{Name: PlaceLag, Default: true, Doc: "keep a task's lag across sleep and migration; off: join at V with zero lag"}, [3]bool{true, true, true}},
 	{sched.Feature{Name: PlaceDeadlineInitial, Default: true, Doc: "a new task's first deadline is V + vslice/2 (no net effect before 6.12: placed again at enqueue)"}, [3]bool{true, true, true}},
@@ -174,7 +174,7 @@ func resolve(cfg *sched.Config, userSet map[string]bool) error {
 }
 
 // version holds what differs between the generations beyond the feature
-// bits (eevdf.md §22).
+// bits.
 type version struct {
 	name string // for messages and tests; behaviour follows the fields
 
@@ -192,7 +192,7 @@ type version struct {
 	// buddyInPick: PICK_BUDDY sits in pick_eevdf (6.18.35), so wakeup
 	// preemption sees it; otherwise in pick_next_entity.
 	buddyInPick bool
-	// preempt1835: check_preempt_wakeup_fair of 6.18.35 (§13: no fork
+	// preempt1835: check_preempt_wakeup_fair of 6.18.35 (no fork
 	// preemption, NEXT_BUDDY deadline test, update_protect_slice).
 	preempt1835 bool
 	// customSlices: sched_attr.sched_runtime is honoured, group entities

@@ -101,7 +101,7 @@ func TestSharesFollowWeights(t *testing.T) {
 // Equal hogs with tick-only preemption: each tick ends the running request
 // (1.4 ms < 4 ms), so two of them alternate every tick and the lag reaches
 // q(N−1)/N = 2 ms; with HRTICK the request ends on time and the lag stays
-// below r(N−1)/N = 0.7 ms (§21 item 3).
+// below r(N−1)/N = 0.7 ms (the EEVDF paper's steady-state bound).
 func TestSteadyStateLagBound(t *testing.T) {
 	for _, c := range []struct {
 		hrtick bool
@@ -205,7 +205,7 @@ func TestPreemptShort(t *testing.T) {
 	}
 }
 
-// A task forked onto a busy queue starts at zero lag: placed at V (§16).
+// A task forked onto a busy queue starts at zero lag: placed at V.
 func TestNewTaskStartsWithZeroLag(t *testing.T) {
 	for _, p := range profiles {
 		c := newClass(t, p, nil, nil)
