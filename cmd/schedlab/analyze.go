@@ -15,6 +15,7 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/trace"
+	"schedlab/trace/perfetto"
 )
 
 func analyzeCmd() *cobra.Command {
@@ -74,20 +75,27 @@ docs/trace-format.md says and counted in the report's notes (and under
 }
 
 // outputs are the optional files of run, analyze and measure: --trace
-// writes the event stream as ftrace text (run only), --html a
+// writes the event stream (run only) as ftrace text or, for a file named
+// .perfetto-trace or .pftrace, as a Perfetto trace; --html a
 // self-contained report with the latency CDFs, histograms and a timeline
 // of the first moments.
 type outputs struct {
 	tracePath, htmlPath, window string
 
 	file *outfile.File
-	tw   *trace.Writer
+	tw   traceWriter
+}
+
+// traceWriter is a trace being written: trace.Writer or perfetto.Writer.
+type traceWriter interface {
+	trace.Sink
+	Close(end int64) error
 }
 
 func (o *outputs) flags(cmd *cobra.Command, withTrace bool) {
 	f := cmd.Flags()
 	if withTrace {
-		f.StringVar(&o.tracePath, "trace", "", "write the events as ftrace text (6.x tracefs layout, nanosecond timestamps) to `FILE` (- for standard output, the report then going to standard error), for analyze or the Perfetto UI")
+		f.StringVar(&o.tracePath, "trace", "", "write the events to `FILE`: a Perfetto trace (protobuf, every task under its process) if it ends in .perfetto-trace or .pftrace, else ftrace text (6.x tracefs layout, nanosecond timestamps) for analyze or the Perfetto UI; - for text on standard output, the report then going to standard error")
 	}
 	f.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (CDFs, histograms, per-CPU timeline) to `FILE`")
 	f.StringVar(&o.window, "timeline", "100ms", "length of the per-CPU timeline in the HTML report")
@@ -114,15 +122,36 @@ func (o *outputs) keep(meta [][2]string, cpus int) (lab.Keep, error) {
 		o.tw = trace.NewWriter(os.Stdout, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta, TGID: true})
 		k.Sink = o.tw
 	default:
+		pf := perfetto.IsPath(o.tracePath)
+		if pf && cpus > perfetto.MaxCPUs {
+			return k, &lab.InputError{Err: fmt.Errorf("--trace %s: Perfetto reads at most %d CPUs, this run has %d (write ftrace text instead)", o.tracePath, perfetto.MaxCPUs, cpus)}
+		}
 		f, err := outfile.Create(o.tracePath)
 		if err != nil {
 			return k, &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 		}
 		o.file = f
-		o.tw = trace.NewWriter(f, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta, TGID: true})
+		if pf {
+			o.tw = perfetto.NewWriter(f, perfetto.Options{CPUs: max(cpus, 1), Version: metaText(meta)})
+		} else {
+			o.tw = trace.NewWriter(f, trace.WriterOptions{CPUs: max(cpus, 1), Meta: meta, TGID: true})
+		}
 		k.Sink = o.tw
 	}
 	return k, nil
+}
+
+// metaText is a run's meta as the text's "# schedlab:" comment says it,
+// for a Perfetto trace's uname version (its metadata's one free text).
+func metaText(meta [][2]string) string {
+	b := []byte("schedlab run")
+	for _, kv := range meta {
+		b = append(b, ' ')
+		b = append(b, kv[0]...)
+		b = append(b, '=')
+		b = append(b, kv[1]...)
+	}
+	return string(b)
 }
 
 // close finishes the trace file; after a failed run it leaves none.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/report"
+	"schedlab/trace/perfetto"
 	"schedlab/workload"
 )
 
@@ -129,6 +131,24 @@ func hostError(err error) error {
 	return err
 }
 
+// writeRecording keeps the recording's text at path, or its conversion for
+// a Perfetto file name.
+func writeRecording(path string, rec *host.Recording) error {
+	if !perfetto.IsPath(path) {
+		return outfile.Write(path, rec.Trace)
+	}
+	f, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	o := perfetto.Options{Release: rec.Facts.Kernel, Version: "schedlab measure"}
+	if _, err := perfetto.Convert(f, bytes.NewReader(rec.Trace), o); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
 func measureCmd() *cobra.Command {
 	var h hostFlags
 	var asJSON, hist, pids bool
@@ -184,7 +204,7 @@ then as at the end, and it says so on stderr.`,
 				return err
 			}
 			if tracePath != "" {
-				if err := outfile.Write(tracePath, rec.Trace); err != nil {
+				if err := writeRecording(tracePath, rec); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
 			}
@@ -208,7 +228,7 @@ then as at the end, and it says so on stderr.`,
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
-	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`")
+	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
 	out.flags(cmd, false)
 	return cmd
 }
