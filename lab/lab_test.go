@@ -188,3 +188,24 @@ func TestNoTimerSaid(t *testing.T) {
 		}
 	}
 }
+
+// A comm from a trace reaches the text report escaped, and the JSON as it
+// was.
+func TestAnalyzeEscapesComms(t *testing.T) {
+	text := "x-5 [000] d..2. 1.0: sched_waking: comm=\x1b]0;owned\x07 pid=5 prio=120 target_cpu=000\n" +
+		"x-5 [000] d..2. 1.5: sched_switch: prev_comm=y prev_pid=6 prev_prio=120 prev_state=S ==> next_comm=\x1b]0;owned\x07 next_pid=5 next_prio=120\n"
+	oc, err := AnalyzeTrace("-", strings.NewReader(text), Keep{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := oc.Report.WriteText(&b, report.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), `\x1b]0;owned\x07:5`) {
+		t.Errorf("text:\n%q", b.String())
+	}
+	if oc.Report.Tasks[0].Comm != "\x1b]0;owned\x07" {
+		t.Errorf("comm %q", oc.Report.Tasks[0].Comm)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"schedlab/analyze"
 )
@@ -165,7 +166,9 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	if head == "" {
 		head = fmt.Sprintf("scenario %s, policy %s, %d CPU(s), seed %d, %.3f s simulated", r.Scenario, r.Policy, r.CPUs, r.Seed, float64(r.SimNS)/1e9)
 	}
-	b.WriteString(head + "\n")
+	for _, line := range strings.Split(head, "\n") { // a headline may have several lines
+		b.WriteString(Printable(line) + "\n")
+	}
 	if d := diffFeatures(r.Features, r.DefaultFeatures); d != "" {
 		fmt.Fprintf(b, "features changed: %s\n", d)
 	}
@@ -173,10 +176,10 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 		fmt.Fprintf(b, "tunables changed: %s\n", d)
 	}
 	for _, rc := range r.Reconstructions {
-		fmt.Fprintf(b, "reconstruction (not known to match the original): %s\n", rc)
+		fmt.Fprintf(b, "reconstruction (not known to match the original): %s\n", Printable(rc))
 	}
 	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(b, "warning: %s\n", wmsg)
+		fmt.Fprintf(b, "warning: %s\n", Printable(wmsg))
 	}
 	b.WriteString("\n")
 	writeLatency(b, "timer latency (callback start - timer expiry)", r.TimerLatency)
@@ -207,7 +210,7 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 	writeTasks(b, tasks, o.MaxTasks)
 	b.WriteString("\n")
 	if r.NoTimer != "" && r.TimerLatency.Count == 0 {
-		fmt.Fprintf(b, "%s: no timer latency\n", r.NoTimer)
+		fmt.Fprintf(b, "%s: no timer latency\n", Printable(r.NoTimer))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -252,9 +255,9 @@ func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 		if i >= maxRows {
 			continue
 		}
-		name := fmt.Sprintf("%s:%d", t.Comm, t.PID)
+		name := fmt.Sprintf("%s:%d", Printable(t.Comm), t.PID)
 		if t.Tasks > 1 {
-			name = fmt.Sprintf("%s:(%d)", t.Comm, t.Tasks)
+			name = fmt.Sprintf("%s:(%d)", Printable(t.Comm), t.Tasks)
 		}
 		fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms | max start: %12.6f s | max end: %12.6f s\n",
 			name, t.RuntimeMS, t.Switches, float64(t.AvgDelayUS)/1000, float64(t.MaxDelayUS)/1000, float64(t.MaxDelayAt)/1e9, float64(t.MaxDelayEnd)/1e9)
@@ -266,6 +269,44 @@ func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --json lists every task)\n", len(tasks)-maxRows)
 	}
 }
+
+// Printable returns s as a terminal shows it harmlessly: a comm, a file
+// name or a line of a trace can hold escape sequences that would move the
+// cursor, retitle the window or hide the text after them. As ps and perf
+// do, what is not printable becomes visible instead: a control character
+// (C0 with tab and newline, DEL, C1) is written \xNN (C1 as \u00NN), and
+// so is a byte that is not UTF-8: the result is one line of printable
+// text. JSON needs none of this: its encoder escapes control characters
+// itself.
+func Printable(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		clean = s[i] >= 0x20 && s[i] != 0x7f && (s[i] != 0xc2 || i+1 >= len(s) || s[i+1] >= 0xa0) // C1 is \xc2\x80 to \xc2\x9f
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x80 && unprintable(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unprintable(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// unprintable says whether a terminal may take r for part of a control
+// sequence.
+func unprintable(r rune) bool { return r < 0x20 || (r >= 0x7f && r < 0xa0) }
 
 func diffFeatures(cur, def map[string]bool) string {
 	var out []string

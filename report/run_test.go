@@ -58,3 +58,50 @@ func TestTextReport(t *testing.T) {
 		}
 	}
 }
+
+// TestTextEscapesControls: what came from a trace or a workload (a comm, a
+// file name, a trace's header) reaches a terminal as visible text, never
+// as an escape sequence or an extra line; the JSON keeps it as it was.
+func TestTextEscapesControls(t *testing.T) {
+	r := &Run{Scenario: "s", Policy: "recorded", CPUs: 1, SimNS: 1e9,
+		Headline: "trace evil\x1b]0;owned\x07.txt: tracefs text (tracer nop\x1b[2J)\nwritten by schedlab run: scenario \u009b31m",
+		Warnings: []string{"other events ignored: irq\x1b[8m 3"}, NoTimer: "no timer marks in \x1bc"}
+	r.FromAnalysis(analyze.Report{Tasks: []analyze.TaskRow{
+		{Comm: "\x1b[2Jevil", PID: 7, Switches: 1},
+		{Comm: "a\nmaximum latency: 0.0 µs", PID: 8, Switches: 1},
+		{Comm: "bad\xffutf8", PID: 9, Switches: 1},
+	}})
+	var b strings.Builder
+	if err := r.WriteText(&b, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, c := range out {
+		if (c < 0x20 && c != '\n') || (c >= 0x7f && c < 0xa0) || c == 0xfffd {
+			t.Fatalf("text has %U at byte %d:\n%q", c, i, out)
+		}
+	}
+	for _, want := range []string{
+		"trace evil\\x1b]0;owned\\x07.txt: tracefs text (tracer nop\\x1b[2J)\n",
+		"written by schedlab run: scenario \\u009b31m\n",
+		"warning: other events ignored: irq\\x1b[8m 3\n",
+		"  \\x1b[2Jevil:7 ",
+		"  a\\x0amaximum latency: 0.0 µs:8",
+		"  bad\\xffutf8:9 ",
+		"no timer marks in \\x1bc: no timer latency\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\nmaximum latency: 0.0") {
+		t.Errorf("a comm made a line of its own:\n%s", out)
+	}
+	js, err := json.Marshal(r)
+	if err != nil || !strings.Contains(string(js), `"comm":"\u001b[2Jevil"`) {
+		t.Errorf("JSON %s, %v: want the comm as it was", js, err)
+	}
+	if s := "plain µs text, no escapes"; Printable(s) != s {
+		t.Errorf("Printable changed %q", s)
+	}
+}
