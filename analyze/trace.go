@@ -94,8 +94,20 @@ func (t *TraceResult) Notes() []string {
 	if st.BadPayload > 0 {
 		add("%d scheduler events lacked a needed field and were skipped", st.BadPayload)
 	}
+	if st.BadTimestamps > 0 {
+		add("%d events had a negative or out-of-range timestamp and were skipped (first at line %d)", st.BadTimestamps, st.BadTimestampLine)
+	}
 	if st.Backwards > 0 {
-		add("%d events had a timestamp before the previous event's and were skipped", st.Backwards)
+		add("%d events had a timestamp before their CPU's previous event and were skipped (first at line %d)", st.Backwards, st.BackwardsLine)
+	}
+	if st.ForwardJumps > 0 {
+		add("%d events had a timestamp ahead of their CPU's next events (a corrupted or misplaced line) and were skipped (first at line %d)", st.ForwardJumps, st.ForwardJumpLine)
+	}
+	if st.Late > 0 {
+		add("%d events were further out of time order than the reorder window reaches and were skipped (first at line %d)", st.Late, st.LateLine)
+	}
+	if st.Reordered > 0 {
+		add("%d events came after later events of other CPUs in the text and were put back in time order", st.Reordered)
 	}
 	if st.FailedWakeups > 0 {
 		add("%d wakeups with success=0 (the task was already runnable) were skipped", st.FailedWakeups)
@@ -168,6 +180,16 @@ type Counts struct {
 	TimerUnmatched    int    `json:"unmatched_callbacks"`
 	StartNS           int64  `json:"start_ns"`
 	EndNS             int64  `json:"end_ns"`
+
+	// Timestamp damage and repair (docs/trace-format.md), present when
+	// not zero: a clean trace's object keeps the keys it always had.
+	// Damaged is the sum of the four kinds of damage; backwards_timestamps
+	// above is the fourth.
+	Damaged       int `json:"damaged_events,omitempty"`
+	BadTimestamps int `json:"bad_timestamps,omitempty"`
+	ForwardJumps  int `json:"forward_jumps,omitempty"`
+	Late          int `json:"late_events,omitempty"`
+	Reordered     int `json:"reordered_events,omitempty"`
 }
 
 // Counts returns the trace's counts.
@@ -178,7 +200,8 @@ func (t *TraceResult) Counts() Counts {
 		Overwritten: st.Overwritten, BufferStarts: st.BufferStarts, BeforeRestart: r.BeforeRestart,
 		BeforeFirstSwitch: r.BeforeFirstSwitch, UnknownStart: r.UnknownStart, MissedSwitchIn: r.MissedSwitchIn, PIDReuse: r.PIDReuse, Backwards: st.Backwards, FailedWakeups: st.FailedWakeups,
 		BadPayload: st.BadPayload, BadMarks: st.BadMarks, OtherMarks: st.OtherMarks, TimerUnmatched: r.TimerUnmatched,
-		StartNS: t.Start, EndNS: t.End}
+		StartNS: t.Start, EndNS: t.End,
+		Damaged: st.Damaged(), BadTimestamps: st.BadTimestamps, ForwardJumps: st.ForwardJumps, Late: st.Late, Reordered: st.Reordered}
 	for _, o := range st.Other {
 		c.OtherEvents += o.Count
 	}

@@ -2,6 +2,12 @@ package lab
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +192,97 @@ func TestNoTimerSaid(t *testing.T) {
 		if said != want || said == strings.Contains(b.String(), "maximum latency:") {
 			t.Errorf("%s: says no timer %v, want %v:\n%s", name, said, want, b.String())
 		}
+	}
+}
+
+// simTrace is the text of a simulation's trace, and the simulation.
+func simTrace(t *testing.T) (string, *Outcome) {
+	t.Helper()
+	req := load(t, "wakeup-latency-make-j5", nil)
+	req.CPUs, req.Duration = 2, 2*time.Second
+	var b strings.Builder
+	w := trace.NewWriter(&b, trace.WriterOptions{CPUs: 2, Meta: [][2]string{{"scenario", req.Name}, {"seed", "0"}}})
+	req.Keep.Sink = w
+	sim, err := Simulate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(sim.End); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), sim
+}
+
+var eventTS = regexp.MustCompile(`^(.*\] \S+ +)\d+\.\d+(: .*)$`)
+
+// setTS replaces the timestamp of an event line of schedlab's trace.
+func setTS(line, ts string) string { return eventTS.ReplaceAllString(line, "${1}"+ts+"${2}") }
+
+func writeTemp(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// One corrupted timestamp, 285 years ahead, costs its one event: the later
+// events all count, the report is the clean trace's, and the damage is
+// counted and said.
+func TestAnalyzeOneCorruptedTimestamp(t *testing.T) {
+	text, sim := simTrace(t)
+	lines := strings.Split(text, "\n")
+	// A sched_wakeup a third of the way in: its sched_waking before it
+	// starts the wakeup, so losing it changes no statistic.
+	at := -1
+	for i := len(lines) / 3; i < len(lines); i++ {
+		if strings.Contains(lines[i], " sched_wakeup: ") && strings.Contains(lines[i-1], " sched_waking: ") {
+			at = i
+			break
+		}
+	}
+	lines[at] = setTS(lines[at], "9000000000.000000000")
+	got, err := AnalyzeTrace(writeTemp(t, "corrupted.txt", strings.Join(lines, "\n")), nil, Keep{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, c := sim.Report, got.Report
+	for _, d := range []string{
+		cmp.Diff(a.TimerLatency, c.TimerLatency), cmp.Diff(a.WakeupLatency, c.WakeupLatency),
+		cmp.Diff(a.WastedCapacityMS, c.WastedCapacityMS), cmp.Diff(a.Tasks, c.Tasks), cmp.Diff(a.SimNS, c.SimNS),
+	} {
+		if d != "" {
+			t.Errorf("the report differs from the clean trace's (-simulated +read):\n%s", d)
+		}
+	}
+	counts := got.Source.Trace.Trace.Counts()
+	if counts.Damaged != 1 || counts.ForwardJumps != 1 || counts.SchedEvents+counts.Marks != counts.EventLines-1 {
+		t.Errorf("counts %+v, want 1 damaged event", counts)
+	}
+	note := fmt.Sprintf("1 events had a timestamp ahead of their CPU's next events (a corrupted or misplaced line) and were skipped (first at line %d)", at+1)
+	if !slices.Contains(c.Warnings, note) {
+		t.Errorf("warnings %q lack %q", c.Warnings, note)
+	}
+}
+
+// A trace whose timestamps are mostly garbage is bad input (exit status
+// 2), named with its counts, not a report of the few events left.
+func TestAnalyzeMostlyGarbage(t *testing.T) {
+	text, _ := simTrace(t)
+	lines := strings.Split(text, "\n")
+	r := rand.New(rand.NewPCG(3, 4))
+	for i, l := range lines {
+		if eventTS.MatchString(l) && r.IntN(10) < 7 {
+			lines[i] = setTS(l, fmt.Sprintf("%d.%09d", r.IntN(3), r.IntN(1e9)))
+		}
+	}
+	p := writeTemp(t, "garbage.txt", strings.Join(lines, "\n"))
+	_, err := AnalyzeTrace(p, nil, Keep{})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), p+" is too damaged to analyse: ") ||
+		!regexp.MustCompile(`: \d+ of its \d+ scheduler events and marks are unusable \(\d+ earlier than their CPU's previous event \(first at line \d+\)`).MatchString(err.Error()) {
+		t.Errorf("error %v, want an InputError naming %s and its counts", err, p)
 	}
 }
 

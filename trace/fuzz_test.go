@@ -41,6 +41,11 @@ func FuzzParse(f *testing.F) {
 		"x-5 [000] 1.0: tracing_mark_write: I|5|timer_expiry timer=1 seq=1 expected_ns=5\n",
 		"x-5 (  5) [000] d..2 1.0: sched_switch: task a:1 [120] (R) ==> b:2 [120]\n",
 		"perf 5 [000] 1.0: sched:sched_process_fork: comm=a pid=1 child_comm=b child_pid=2\n",
+		// Timestamps out of place: one years ahead, one back, CPUs interleaved out of order, one negative.
+		"x-5 [000] 1.0: sched_waking: comm=x pid=5 prio=120 target_cpu=000\nx-5 [000] 9000000000.0: sched_waking: comm=x pid=5 prio=120 target_cpu=000\n" +
+			"x-5 [001] 1.5: sched_waking: comm=x pid=5 prio=120 target_cpu=000\nx-5 [000] 0.5: sched_waking: comm=x pid=5 prio=120 target_cpu=000\n" +
+			"x-5 [001] 1.2: sched_waking: comm=x pid=5 prio=120 target_cpu=000\nx-5 [000] -2.0: sched_waking: comm=x pid=5 prio=120 target_cpu=000\n" +
+			"x-5 [000] 2.0: sched_waking: comm=x pid=5 prio=120 target_cpu=000\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // Parse reads scheduler events from ftrace text and hands them to sink in
-// the order of the text. It reads
+// time order. It reads
 //
 //   - a tracefs "trace" or "trace_pipe" file of any kernel since 2.6.27:
 //     0, 4 or 5 flag columns, pid widths 5 or 7, an optional "(TGID)"
@@ -36,15 +36,21 @@ import (
 // lines (tracefs "CPU:N [LOST M EVENTS]", trace-cmd "CPU:N [M EVENTS
 // DROPPED]", which become Lost events), "##### CPU N buffer started ####"
 // annotations (BufferStart events), a header whose entries-in-buffer is
-// below entries-written, timestamps going backwards (those events are
-// dropped), failed wakeups (success=0, dropped), and a last line without
-// its newline (a truncated file: that line is ignored).
+// below entries-written, failed wakeups (success=0, dropped), and a last
+// line without its newline (a truncated file: that line is ignored).
+//
+// Events whose CPUs interleave out of time order are put back in order
+// within a reorder window; an event whose timestamp cannot be placed
+// (unreadable, before its CPU's previous event, ahead of its CPU's next
+// events, or further out of place than the window reaches) is dropped
+// and counted as damage, and costs only itself (order.go says how).
 //
 // The error is an I/O error, or a *FormatError when the input is empty,
-// binary, has no event lines, or has events but no scheduler events and
-// no schedlab marks.
+// binary, has no event lines, has events but no scheduler events and no
+// schedlab marks, or most of its scheduler events and marks are unusable.
 func Parse(r io.Reader, sink Sink) (*ParseStats, error) {
-	p := &parser{sink: sink, comms: map[string]string{}, st: ParseStats{Meta: map[string]string{}}}
+	p := &parser{comms: map[string]string{}, st: ParseStats{Meta: map[string]string{}}}
+	p.ord = newOrderer(sink, &p.st)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
@@ -88,7 +94,7 @@ func Parse(r io.Reader, sink Sink) (*ParseStats, error) {
 			return &p.st, err
 		}
 	}
-	p.flushPending(p.lastTS)
+	p.ord.finish()
 	p.st.finish(p)
 	if p.st.EventLines == 0 && p.st.TruncatedLast && p.firstText == "" {
 		return &p.st, &FormatError{"has no complete line: its only line has no newline, so it was taken as cut off (add the newline)"}
@@ -99,6 +105,9 @@ func Parse(r io.Reader, sink Sink) (*ParseStats, error) {
 			return &p.st, &FormatError{"has no ftrace event lines (TASK-PID [CPU] TIMESTAMP: EVENT: ...)"}
 		}
 		return &p.st, &FormatError{fmt.Sprintf("has no ftrace event lines (TASK-PID [CPU] TIMESTAMP: EVENT: ...); line %d reads %q", p.firstTextLine, first)}
+	}
+	if msg := p.st.damaged(); msg != "" {
+		return &p.st, &FormatError{msg}
 	}
 	if p.st.SchedEvents == 0 && p.st.Marks == 0 {
 		return &p.st, &FormatError{fmt.Sprintf("has %d event lines but no sched_switch, sched_waking, sched_wakeup, sched_wakeup_new, sched_process_fork, sched_process_exit or sched_migrate_task event and no schedlab mark: enable the sched events when recording (events/sched/<name>/enable)", p.st.EventLines)}
@@ -133,9 +142,24 @@ type ParseStats struct {
 	LostUnknown   int   // lost-events lines that do not say how many
 	Overwritten   int64 // header: entries-written minus entries-in-buffer
 	BufferStarts  int   // "CPU N buffer started" annotations (BufferStart events)
-	Backwards     int   // events with a timestamp before the previous event's (dropped)
 	FailedWakeups int   // wakeups with success=0 (dropped)
 	RawClock      bool  // timestamps without a fraction (trace_clock counter or x86-tsc): taken as ns
+
+	// Timestamp damage: scheduler events and schedlab marks dropped
+	// because their time cannot be placed (order.go), each count with the
+	// line of its first. Damaged is their sum.
+	BadTimestamps    int // negative, or too large to be a trace clock (over 9e9 s)
+	BadTimestampLine int
+	BadTimestampText string // that line, shortened
+	Backwards        int    // before the previous event of its CPU
+	BackwardsLine    int
+	ForwardJumps     int // ahead of the next events of its CPU (or of the other CPUs'; for the trace's last event, a day past the rest)
+	ForwardJumpLine  int
+	Late             int // further out of time order than the reorder window reaches
+	LateLine         int
+	// Reordered counts events that came after a later event in the text
+	// and were put back in time order (repaired, not dropped).
+	Reordered int
 
 	HeaderCPUs int   // #P: of the tracefs header or cpus= of trace-cmd, 0 if absent
 	CPUs       int   // highest CPU number seen plus one
@@ -152,6 +176,48 @@ type ParseStats struct {
 	entriesIn, entriesAll int64
 	haveEntries           bool
 	other                 map[string]int
+}
+
+// Damaged is the number of scheduler events and schedlab marks dropped
+// because their timestamps could not be placed.
+func (st *ParseStats) Damaged() int {
+	return st.BadTimestamps + st.Backwards + st.ForwardJumps + st.Late
+}
+
+// Unusable is the number of scheduler events and schedlab marks the
+// analysis cannot use: their timestamps are damaged or their fields
+// missing. (Failed wakeups and other events are not damage: they are
+// skipped by design.)
+func (st *ParseStats) Unusable() int { return st.Damaged() + st.BadPayload + st.BadMarks }
+
+// damaged says, when most of the scheduler events and marks were unusable,
+// why: a report of what is left would describe a fraction of the trace as
+// if it were the whole.
+func (st *ParseStats) damaged() string {
+	bad := st.Unusable()
+	all := bad + st.SchedEvents + st.Marks
+	if bad == 0 || 2*bad <= all {
+		return ""
+	}
+	var why []string
+	add := func(n, line int, what string) {
+		if n > 0 {
+			why = append(why, fmt.Sprintf("%d %s (first at line %d)", n, what, line))
+		}
+	}
+	if st.BadTimestamps > 0 {
+		why = append(why, fmt.Sprintf("%d with a negative or out-of-range timestamp (first at line %d: %q)", st.BadTimestamps, st.BadTimestampLine, st.BadTimestampText))
+	}
+	add(st.Backwards, st.BackwardsLine, "earlier than their CPU's previous event")
+	add(st.ForwardJumps, st.ForwardJumpLine, "ahead of their CPU's next events")
+	add(st.Late, st.LateLine, fmt.Sprintf("more than %d events out of time order", window))
+	if st.BadPayload > 0 {
+		why = append(why, fmt.Sprintf("%d lacking a needed field", st.BadPayload))
+	}
+	if st.BadMarks > 0 {
+		why = append(why, fmt.Sprintf("%d schedlab marks lacking a field", st.BadMarks))
+	}
+	return fmt.Sprintf("is too damaged to analyse: %d of its %d scheduler events and marks are unusable (%s)", bad, all, strings.Join(why, ", "))
 }
 
 // NameCount is an event name and how many lines had it.
@@ -215,16 +281,15 @@ func (st *ParseStats) finish(p *parser) {
 
 type parser struct {
 	st    ParseStats
-	sink  Sink
+	ord   *orderer
 	ev    Event
 	comms map[string]string
 
 	lineNo        int
-	lastTS        int64
-	haveTS        bool
 	firstText     string
 	firstTextLine int
-	pending       []Event // Lost and BufferStart events waiting for the next event's timestamp
+	text          string // the current line, valid while it is read
+	badTS         bool   // the current line's timestamp is unreadable
 
 	// The TASK-PID column of the current line.
 	taskPID  int32
@@ -281,6 +346,7 @@ func (p *parser) line(b []byte) {
 		return
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // valid until the next read; nothing keeps it
+	p.text = s
 	if p.firstText == "" {
 		p.firstText, p.firstTextLine = strings.Clone(s), p.lineNo
 		if len(p.firstText) > 80 {
@@ -317,7 +383,7 @@ func (p *parser) comment(s string) {
 		n, ok := atoi(strings.TrimSuffix(strings.TrimPrefix(s, "##### CPU "), " buffer started ####"))
 		if ok && n < maxCPU {
 			p.st.BufferStarts++
-			p.pending = append(p.pending, Event{Kind: BufferStart, CPU: int32(n)})
+			p.ord.add(&Event{Kind: BufferStart, CPU: int32(n)}, p.lineNo)
 		}
 	case strings.HasPrefix(s, "# tracer:"):
 		p.st.tracer = strings.Clone(strings.TrimSpace(s[len("# tracer:"):]))
@@ -355,7 +421,7 @@ func (p *parser) setCPUs(n int64) {
 		return
 	}
 	p.st.HeaderCPUs = max(p.st.HeaderCPUs, int(n))
-	p.sink.Event(&Event{TS: p.lastTS, Kind: Begin, CPU: -1, CPUs: int32(p.st.HeaderCPUs)})
+	p.ord.begin(int32(p.st.HeaderCPUs))
 }
 
 // lost reads "CPU:N [LOST M EVENTS]", "CPU:N [M EVENTS DROPPED]" and
@@ -392,16 +458,8 @@ func (p *parser) lost(s string) bool {
 	} else {
 		p.st.LostUnknown++
 	}
-	p.pending = append(p.pending, Event{Kind: Lost, CPU: int32(cpu), Seq: n})
+	p.ord.add(&Event{Kind: Lost, CPU: int32(cpu), Seq: n}, p.lineNo)
 	return true
-}
-
-func (p *parser) flushPending(ts int64) {
-	for i := range p.pending {
-		p.pending[i].TS = ts
-		p.sink.Event(&p.pending[i])
-	}
-	p.pending = p.pending[:0]
 }
 
 // event reads one event line; false means it is not one.
@@ -440,6 +498,7 @@ func (p *parser) event(s string) bool {
 		if !ok {
 			continue
 		}
+		p.badTS = ts < 0
 		p.st.EventLines++
 		p.st.perfStyle = p.st.perfStyle || perf
 		if flags > 6 {
@@ -503,22 +562,25 @@ func (p *parser) task(s string) (perf, ok bool) {
 	return perf, true
 }
 
-// afterCPU reads "[FLAGS] TIMESTAMP: [(+diff)] EVENT: PAYLOAD".
+// afterCPU reads "[FLAGS] TIMESTAMP: [(+diff)] EVENT: PAYLOAD". A
+// timestamp that has a number's shape but no usable value (negative, or
+// too large) still makes an event line, with ts -1: the line is damaged,
+// not something other than a trace.
 func (p *parser) afterCPU(s string) (ts int64, name, payload string, flags int, ok bool) {
 	tok, rest := nextToken(s)
-	if !strings.HasSuffix(tok, ":") || !isTimestamp(tok[:len(tok)-1]) {
+	if !strings.HasSuffix(tok, ":") || !isNumber(tok[:len(tok)-1]) {
 		if tok == "" || strings.ContainsRune(tok, ':') {
 			return
 		}
 		flags = len(tok)
 		tok, rest = nextToken(rest)
-		if !strings.HasSuffix(tok, ":") {
+		if !strings.HasSuffix(tok, ":") || !isNumber(tok[:len(tok)-1]) {
 			return
 		}
 	}
 	ts, ok = p.timestamp(tok[:len(tok)-1])
 	if !ok {
-		return
+		ts = -1
 	}
 	tok, rest = nextToken(rest)
 	if strings.HasPrefix(tok, "(+") && strings.HasSuffix(tok, ")") { // trace-cmd report --ts-diff
@@ -544,6 +606,11 @@ func nextToken(s string) (tok, rest string) {
 	return s[:i], s[i:]
 }
 
+// isNumber says whether s has a timestamp's shape, perhaps with a sign.
+func isNumber(s string) bool { return isTimestamp(strings.TrimPrefix(s, "-")) }
+
+// isTimestamp says whether s is digits with at most one '.' after the
+// first.
 func isTimestamp(s string) bool {
 	if s == "" {
 		return false
@@ -561,7 +628,9 @@ func isTimestamp(s string) bool {
 }
 
 // timestamp converts "secs.frac" (any number of fraction digits) or a raw
-// integer count to nanoseconds.
+// integer count to nanoseconds. Seconds up to 9e9 keep nanoseconds within
+// int64; no trace clock comes near (CLOCK_TAI, the one that counts from
+// 1970, is at 1.8e9).
 func (p *parser) timestamp(s string) (int64, bool) {
 	secText, frac, dot := strings.Cut(s, ".")
 	sec, ok := atoi(secText)
@@ -661,9 +730,7 @@ func (p *parser) dispatch(cpu int32, ts int64, name, payload string) {
 			p.st.BadMarks++
 			return
 		}
-		if p.emit(e) {
-			p.st.Marks++
-		}
+		p.emit(e)
 		return
 	default:
 		if p.st.other == nil {
@@ -678,25 +745,29 @@ func (p *parser) dispatch(cpu int32, ts int64, name, payload string) {
 		p.st.BadPayload++
 		return
 	}
-	if p.emit(e) {
-		p.st.SchedEvents++
-		p.st.Kinds[e.Kind]++
-	}
+	p.emit(e)
 }
 
-// emit hands e to the sink unless its timestamp goes backwards.
-func (p *parser) emit(e *Event) bool {
-	if p.haveTS && e.TS < p.lastTS {
-		p.st.Backwards++
-		return false
+// emit hands e on to be put in time order (the orderer counts it when it
+// reaches the sink), unless its timestamp was unreadable.
+func (p *parser) emit(e *Event) {
+	if p.badTS {
+		if p.st.BadTimestamps == 0 {
+			p.st.BadTimestampLine, p.st.BadTimestampText = p.lineNo, shorten(p.text, 100)
+		}
+		p.st.BadTimestamps++
+		return
 	}
-	if !p.haveTS {
-		p.st.First = e.TS
+	p.ord.add(e, p.lineNo)
+}
+
+// shorten copies the start of s, as valid UTF-8. (A copy: s may be a view
+// of the read buffer, and ToValidUTF8 returns valid text as it is.)
+func shorten(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "?") + "…"
 	}
-	p.flushPending(e.TS)
-	p.haveTS, p.lastTS, p.st.Last = true, e.TS, e.TS
-	p.sink.Event(e)
-	return true
+	return strings.Clone(strings.ToValidUTF8(s, "?"))
 }
 
 // kv finds key=value fields of payload. A token that does not start with

@@ -248,6 +248,7 @@ func TestRepairs(t *testing.T) {
 		"# entries-in-buffer/entries-written: 5/9   #P:4",
 		"x-5 [000] 2.0: sched_wakeup: comm=x pid=5 prio=120 success=1 target_cpu=000",
 		"x-5 [000] 1.0: sched_wakeup: comm=x pid=5 prio=120 target_cpu=000",                 // backwards: dropped
+		"x-5 [000] 2.2: sched_waking: comm=x pid=5 prio=120 target_cpu=000",                 // (what says the line before is the bad one)
 		"x-5 [000] 2.5: sched_wakeup: comm=x pid=5 prio=120 success=0 target_cpu=000",       // failed wakeup
 		"x-5 [000] 2.6: sched_switch: prev_comm=x prev_pid=oops ==> next_comm=y next_pid=6", // bad payload
 		"x-5 [000] 2.7: irq_handler_entry: irq=1 name=x",
@@ -261,8 +262,8 @@ func TestRepairs(t *testing.T) {
 		"x-5 [002] 3.1: sched_waking: comm=x pid=5 prio=",
 	}, "\n")
 	ev, st := parseString(t, text)
-	want := ParseStats{Lines: 15, EventLines: 9, SchedEvents: 2, Unparsable: 2, BadPayload: 1, TruncatedLast: true,
-		LostLines: 1, LostEvents: 7, Overwritten: 4, Backwards: 1, FailedWakeups: 1, BadMarks: 1, OtherMarks: 1,
+	want := ParseStats{Lines: 16, EventLines: 10, SchedEvents: 3, Unparsable: 2, BadPayload: 1, TruncatedLast: true,
+		LostLines: 1, LostEvents: 7, Overwritten: 4, Backwards: 1, BackwardsLine: 4, FailedWakeups: 1, BadMarks: 1, OtherMarks: 1,
 		HeaderCPUs: 4, CPUs: 3, First: 2e9, Last: 3e9}
 	got := *st
 	got.Format, got.Kinds, got.Other, got.Examples, got.Meta = "", [16]int{}, nil, nil, nil
@@ -273,10 +274,10 @@ func TestRepairs(t *testing.T) {
 	if len(st.Other) != 1 || st.Other[0] != (NameCount{"irq_handler_entry", 2}) {
 		t.Errorf("other %+v", st.Other)
 	}
-	if len(st.Examples) != 2 || st.Examples[0].Line != 11 || st.Examples[1].Line != 12 || len(st.Examples[1].Text) > 110 {
+	if len(st.Examples) != 2 || st.Examples[0].Line != 12 || st.Examples[1].Line != 13 || len(st.Examples[1].Text) > 110 {
 		t.Errorf("examples %+v", st.Examples)
 	}
-	if len(ev) != 3 || ev[1].Kind != Lost || ev[1].CPU != 3 || ev[1].TS != 3e9 || ev[2].Kind != Waking {
+	if len(ev) != 4 || ev[2].Kind != Lost || ev[2].CPU != 3 || ev[2].TS != 3e9 || ev[3].Kind != Waking {
 		t.Errorf("events %+v", ev)
 	}
 }
