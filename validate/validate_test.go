@@ -107,8 +107,11 @@ func TestValidateOnHost(t *testing.T) {
 	if len(res.Host) != 1 || len(res.Sim) != 1 || len(res.Figures) != 8 {
 		t.Fatalf("runs %d/%d, figures %d", len(res.Host), len(res.Sim), len(res.Figures))
 	}
-	if res.Host[0].Timer.Count < 50 || res.Sim[0].Timer.Count < 50 {
-		t.Errorf("timer samples: host %d, sim %d, want about 100 each", res.Host[0].Timer.Count, res.Sim[0].Timer.Count)
+	// The simulation gives its 99; a host loaded by other work (other
+	// tests, a build) delivers fewer SIGEV_THREAD callbacks in the second
+	// (43 seen at load 10), so the host's bound only says it measured.
+	if res.Host[0].Timer.Count < 10 || res.Sim[0].Timer.Count < 90 {
+		t.Errorf("timer samples: host %d, sim %d, want some on the host and about 100 simulated", res.Host[0].Timer.Count, res.Sim[0].Timer.Count)
 	}
 	for _, f := range res.Figures {
 		if f.Verdict == "" {
