@@ -9,6 +9,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	"schedlab/analyze"
@@ -181,7 +183,7 @@ func numeric(s string) bool {
 		switch {
 		case r >= '0' && r <= '9':
 			digits++
-		case strings.ContainsRune("+-.,×x %µsm", r):
+		case strings.ContainsRune("+-–±.,×x %µsm", r): // – joins a range, ± a mean and its interval
 		default:
 			return false
 		}
@@ -228,41 +230,52 @@ dl.facts dd { margin: 0; }
 .tablewrap { overflow-x: auto; margin: 10px 0; }
 table { border-collapse: collapse; font-size: 14px; }
 caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; white-space: nowrap; }
+/* A wide table wraps its headers and text before it scrolls; numbers never wrap. */
+th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; }
 th { background: var(--soft); font-weight: 600; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 ul.claims { list-style: none; padding: 0; }
 ul.claims li { margin: 4px 0; }
 .verdict { display: inline-block; min-width: 98px; padding: 0 6px; border-radius: 4px; color: #fff; font-size: 12px; text-align: center; }
 li.holds .verdict { background: var(--ok); }
 li.fails .verdict { background: var(--bad); }
 .detail { color: var(--muted); }
-.figures { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
-figure.chart { margin: 8px 0; max-width: 100%; }
-figure.chart > figcaption { width: 0; min-width: 100%; }
-figure.chart.wide { flex-basis: 100%; }
-figure.chart svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 560px), 1fr)); gap: 8px 16px; align-items: start; }
+figure.chart { margin: 8px 0; min-width: 0; }
+figure.chart.wide { grid-column: 1 / -1; }
+figure.chart svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; }
 footer { padding: 16px 32px; color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); }
 `
 
 // pageCheckJS verifies, once the page has loaded, that every figure holds
-// an SVG chart that laid out with a size and drew something, and records
-// the result (and any script error) in <body data-check>.
+// an SVG chart that laid out with a size and drew something, and that no
+// label of it runs past its edges (the SVG would clip it; text cannot be
+// measured where the SVG is written, only here), and records the result
+// (and any script error) in <body data-check>.
 const pageCheckJS = `
 (function () {
   var errors = [];
   window.addEventListener('error', function (e) { errors.push(String(e.message)); });
   function check() {
-    var figs = document.querySelectorAll('figure.chart'), bad = [];
+    var figs = document.querySelectorAll('figure.chart'), bad = [], clipped = [];
     for (var i = 0; i < figs.length; i++) {
       var svg = figs[i].querySelector('svg');
       var r = svg ? svg.getBoundingClientRect() : null;
       var marks = svg ? svg.querySelectorAll('path, rect, line, text').length : 0;
-      if (!svg || !r || r.width < 10 || r.height < 10 || marks < 3) { bad.push(i); }
+      if (!svg || !r || r.width < 10 || r.height < 10 || marks < 3) { bad.push(i); continue; }
+      var texts = svg.querySelectorAll('text');
+      for (var j = 0; j < texts.length; j++) {
+        var t = texts[j].getBoundingClientRect();
+        if (t.width > 0 && (t.left < r.left - 1 || t.right > r.right + 1 || t.top < r.top - 1 || t.bottom > r.bottom + 1)) {
+          clipped.push(i + ' "' + texts[j].textContent.slice(0, 40) + '"');
+          break;
+        }
+      }
     }
     var verdict = errors.length ? 'error: ' + errors.join('; ') :
-      bad.length ? 'fail: charts ' + bad.join(',') + ' did not render' : 'ok: ' + figs.length + ' charts';
+      bad.length ? 'fail: charts ' + bad.join(',') + ' did not render' :
+      clipped.length ? 'fail: labels cut at a chart edge: ' + clipped.join(', ') : 'ok: ' + figs.length + ' charts';
     document.body.setAttribute('data-check', verdict);
   }
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', check); } else { check(); }
@@ -306,12 +319,12 @@ func RunSection(title string, r *Run, f RunFigures) Section {
 	s.Tables = append(s.Tables, LatencyTable([]string{"timer latency (callback start − timer expiry)", "wakeup latency (sched_waking → switch-in)"},
 		[]Latency{r.TimerLatency, r.WakeupLatency}))
 	s.Figures = append(s.Figures,
-		Figure{SVG: CDFChart("Timer latency CDF", "callback start − timer expiry", []Series{{r.Scenario, f.Timer}}),
-			Caption: "Timer latency: when the callback started running minus the expiry the timer was programmed for (log scale)."},
-		Figure{SVG: HistChart("Timer latency histogram", r.TimerHist, Palette[0]), Caption: "Timer latency in log2 buckets, as bcc's runqlat prints them."},
-		Figure{SVG: CDFChart("Wakeup latency CDF", "sched_waking → switch-in", []Series{{r.Scenario, f.Wakeup}}),
-			Caption: "Wakeup latency: from sched_waking (sched_wakeup_new for a new task) to the sched_switch that puts the task on a CPU; perf sched's delay of a wakeup."},
-		Figure{SVG: HistChart("Wakeup latency histogram", r.WakeupHist, Palette[0]), Caption: "Wakeup latency in log2 buckets."})
+		Figure{SVG: TailChart("Timer latency: the tail", "callback start − timer expiry", []Series{{r.Scenario, f.Timer}}),
+			Caption: "Timer latency: when the callback started running minus the expiry the timer was programmed for. " + tailCaption},
+		Figure{SVG: HistChart("Timer latency histogram", HistPanel{Hist: r.TimerHist}), Caption: "Timer latency in log2 buckets, as bcc's runqlat prints them (the first bar holds 0 and 1 µs)."},
+		Figure{SVG: TailChart("Wakeup latency: the tail", "sched_waking → switch-in", []Series{{r.Scenario, f.Wakeup}}),
+			Caption: "Wakeup latency: from sched_waking (sched_wakeup_new for a new task) to the sched_switch that puts the task on a CPU; perf sched's delay of a wakeup. " + tailCaption},
+		Figure{SVG: HistChart("Wakeup latency histogram", HistPanel{Hist: r.WakeupHist}), Caption: "Wakeup latency in log2 buckets (the first bar holds 0 and 1 µs)."})
 	if f.Timeline != nil {
 		s.Figures = append(s.Figures, TimelineFigure([]TimelineLane{{"", f.Timeline}}))
 	}
@@ -322,6 +335,10 @@ func RunSection(title string, r *Run, f RunFigures) Section {
 	s.After = append(s.After, TaskTable(tasks, 20))
 	return s
 }
+
+// tailCaption says how to read a TailChart.
+const tailCaption = "Both axes logarithmic: at each latency, the share of samples that took longer (1 − F), so the rare slow ones have room; " +
+	"dots mark p50, p90, p99 and p99.9 on the dashed levels; samples below the axis's start are drawn on its left edge."
 
 // TimelineFigure is a wide timeline figure with the standard caption.
 func TimelineFigure(lanes []TimelineLane) Figure {
@@ -404,24 +421,41 @@ type ComparisonRow struct {
 	Ref, Sim map[string]*float64 // metric → µs; nil or missing: unknown
 	Ratio    map[string]*float64
 	Note     string
-	Figures  RunFigures // Timer samples for the CDF and histogram, Timeline
+	Figures  RunFigures // Timer samples for the tail plot and histogram, Timeline
+	// Runs are the simulation's figure of each run (metric → µs), of
+	// which Sim is the mean: the bars show them as dots, the table their
+	// range.
+	Runs map[string][]float64
 }
 
 // ComparisonSection lays an experiment out: its table (reference beside
-// simulation with the ratio), the claims with verdicts, a bar chart per
-// metric, the CDF of every configuration on one chart, a histogram per
-// configuration and the timelines of their first moments.
+// simulation with the ratio, and the range over runs where Runs has it),
+// the claims with verdicts, a bar chart per metric, the tail plot of every
+// configuration on one chart, their histograms on one scale and the
+// timelines of their first moments.
 func ComparisonSection(c Comparison) Section {
 	s := Section{ID: c.ID, Title: c.ID + ": " + c.Title, Paragraphs: c.Paragraphs, Facts: c.Facts, Claims: c.Claims}
+	runs := false
+	for _, r := range c.Rows {
+		runs = runs || len(r.Runs) > 0
+	}
 	t := Table{Columns: []string{"config"}}
 	for _, m := range c.Metrics {
-		t.Columns = append(t.Columns, c.RefName+" "+m+" µs", c.SimName+" "+m+" µs", "ratio")
+		t.Columns = append(t.Columns, c.RefName+" "+m+" µs", c.SimName+" "+m+" µs")
+		if runs {
+			t.Columns = append(t.Columns, "runs min–max")
+		}
+		t.Columns = append(t.Columns, "ratio")
 	}
 	t.Columns = append(t.Columns, "note")
 	for _, r := range c.Rows {
 		row := []string{r.Config}
 		for _, m := range c.Metrics {
-			row = append(row, optional(r.Ref[m], 1), optional(r.Sim[m], 1), optional(r.Ratio[m], 2))
+			row = append(row, optional(r.Ref[m], 1), optional(r.Sim[m], 1))
+			if runs {
+				row = append(row, spread(r.Runs[m]))
+			}
+			row = append(row, optional(r.Ratio[m], 2))
 		}
 		row = append(row, r.Note)
 		t.Rows = append(t.Rows, row)
@@ -429,6 +463,20 @@ func ComparisonSection(c Comparison) Section {
 	s.Tables = append(s.Tables, t)
 	s.Figures = ComparisonFigures(c)
 	return s
+}
+
+// spread is the range of a row's runs: whole µs from 100 µs on, where a
+// tenth is noise beside the spread and would widen the table past a
+// laptop's screen.
+func spread(runs []float64) string {
+	if len(runs) == 0 {
+		return "–"
+	}
+	lo, hi := slices.Min(runs), slices.Max(runs)
+	if math.Max(math.Abs(lo), math.Abs(hi)) >= 100 {
+		return fmt.Sprintf("%.0f–%.0f", lo, hi)
+	}
+	return fmt.Sprintf("%.1f–%.1f", lo, hi)
 }
 
 func optional(p *float64, prec int) string {
@@ -449,27 +497,34 @@ func ComparisonFigures(c Comparison) []Figure {
 	for _, m := range c.Metrics {
 		ref := BarSeries{Name: c.RefName, Color: "#9aa4ae"}
 		sim := BarSeries{Name: c.SimName, Color: Palette[0]}
+		runs := false
 		for _, r := range c.Rows {
 			ref.Values = append(ref.Values, r.Ref[m])
 			sim.Values = append(sim.Values, r.Sim[m])
+			sim.Runs = append(sim.Runs, r.Runs[m])
+			runs = runs || len(r.Runs[m]) > 0
+		}
+		caption := fmt.Sprintf("%s timer latency of each configuration: %s (grey) and %s (blue); – where the source gives no figure.", m, c.RefName, c.SimName)
+		if runs {
+			caption += fmt.Sprintf(" The %s bar is the mean over the runs; each dot is one run, the line spans them.", c.SimName)
 		}
 		figs = append(figs, Figure{Name: c.ID + "-" + slug(m), SVG: BarChart(fmt.Sprintf("%s: %s latency, %s beside %s", c.ID, m, c.RefName, c.SimName), "µs", groups, []BarSeries{ref, sim}),
-			Caption: fmt.Sprintf("%s timer latency of each configuration: %s (grey) and %s (blue); – where the source gives no figure.", m, c.RefName, c.SimName)})
+			Caption: caption})
 	}
 	var series []Series
-	for _, r := range c.Rows {
-		series = append(series, Series{Label: r.Config, Samples: r.Figures.Timer})
-	}
-	figs = append(figs, Figure{Name: c.ID + "-cdf", SVG: CDFChart(c.ID+": timer latency CDF", "callback start − timer expiry", series),
-		Caption: "Timer latency CDF per configuration (log scale): " + c.Samples + "."})
+	var panels []HistPanel
 	for i, r := range c.Rows {
+		series = append(series, Series{Label: r.Config, Samples: r.Figures.Timer})
 		var h analyze.Log2Hist
 		for _, v := range r.Figures.Timer {
 			h.Add(v)
 		}
-		figs = append(figs, Figure{Name: c.ID + "-hist-" + slug(r.Config), SVG: HistChart(r.Config+": timer latency", h, seriesColor(i)),
-			Caption: "Timer latency of " + r.Config + " in log2 buckets."})
+		panels = append(panels, HistPanel{Label: r.Config, Hist: h, Color: seriesColor(i)})
 	}
+	figs = append(figs, Figure{Name: c.ID + "-tail", SVG: TailChart(c.ID+": timer latency, the tail", "callback start − timer expiry", series),
+		Caption: "Timer latency per configuration: " + c.Samples + ". " + tailCaption})
+	figs = append(figs, Figure{Name: c.ID + "-hist", SVG: HistChart(c.ID+": timer latency histograms", panels...),
+		Caption: "Timer latency per configuration in log2 buckets (the first bar holds 0 and 1 µs): " + c.Samples + ". One x axis and one y scale, as a share of each configuration's samples."})
 	var lanes []TimelineLane
 	for _, r := range c.Rows {
 		if r.Figures.Timeline != nil {

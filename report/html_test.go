@@ -41,7 +41,8 @@ func samplePage(t *testing.T) (*report.Page, int) {
 		Paragraphs: []string{"Seed x: a load & a measurer."},
 		Rows: []report.ComparisonRow{
 			{Config: "baseline", Ref: map[string]*float64{"median": v(4568.4), "avg": v(4000)}, Sim: map[string]*float64{"median": v(5000), "avg": v(2846.4)},
-				Ratio: map[string]*float64{"avg": v(0.71)}, Figures: report.RunFigures{Timer: timer, Timeline: tl}},
+				Ratio: map[string]*float64{"avg": v(0.71)}, Figures: report.RunFigures{Timer: timer, Timeline: tl},
+				Runs: map[string][]float64{"median": {4800, 5000, 5200}, "avg": {2700, 2846.4, 2992.8}}},
 			{Config: "no-groups", Ref: map[string]*float64{"median": v(-82.4)}, Sim: map[string]*float64{"median": v(5), "avg": v(7)},
 				Figures: report.RunFigures{Timer: wakeup, Timeline: tl}},
 		},
@@ -81,6 +82,36 @@ func TestHTMLSelfContained(t *testing.T) {
 		`<li class="holds">`, `<li class="fails">`, "paper median µs", "The first 60 ms, per CPU", "timer latency (callback start − timer expiry)",
 		`<a href="#demo">`, "max delay start s"} {
 		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestPageFigures: every axis of every figure of the page follows the
+// charts' rules, the comparison's runs are on its bars and in its table,
+// and its configurations' histograms are one figure on one scale.
+func TestPageFigures(t *testing.T) {
+	page, _ := samplePage(t)
+	var hists []string
+	for _, sec := range page.Sections {
+		for _, f := range sec.Figures {
+			report.CheckAxes(t, f.SVG)
+			if strings.Contains(f.SVG, `class="chart hist"`) && strings.Contains(f.Name, "-hist") {
+				hists = append(hists, f.SVG)
+			}
+		}
+	}
+	if len(hists) != 1 {
+		t.Fatalf("%d comparison histogram figures, want one for both configurations", len(hists))
+	}
+	tops := regexp.MustCompile(`<g class="panel" data-ymax="([^"]*)">`).FindAllStringSubmatch(hists[0], -1)
+	if len(tops) != 2 || tops[0][1] != tops[1][1] {
+		t.Errorf("histogram panels' y maxima %v, want two, shared", tops)
+	}
+	var b bytes.Buffer
+	report.WriteHTML(&b, page)
+	for _, want := range []string{`<g class="runs" data-runs="3">`, "runs min–max", "4800–5200", "each dot is one run"} {
+		if !strings.Contains(b.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
@@ -144,7 +175,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if got := strings.Count(dom, "<svg "); got != figures {
 		t.Errorf("DOM has %d svg elements, want %d", got, figures)
 	}
-	for _, kind := range []string{"chart cdf", "chart hist", "chart bars", "chart timeline"} {
+	for _, kind := range []string{"chart tail", "chart hist", "chart bars", "chart timeline"} {
 		if !strings.Contains(dom, `class="`+kind+`"`) {
 			t.Errorf("DOM lacks a %s", kind)
 		}

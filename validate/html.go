@@ -12,18 +12,18 @@ type Samples struct {
 	Timer, Wakeup []int64
 }
 
-// Page lays the validation out as an HTML report: the side-by-side table,
-// each figure's verdict, a bar chart per latency (host median beside the
-// simulation's median, with the host's spread in the table) and the CDFs
-// of all samples of each side.
+// Page lays the validation out as an HTML report: the side-by-side table
+// with each side's spread over the runs, each figure's verdict, a bar
+// chart per latency (host median beside the simulation's median, every
+// run a dot on its bar) and the tail plots of all samples of each side.
 func (r *Result) Page() *report.Page {
 	tab := report.Table{
-		Caption: "medians over the runs; the host's spread is its minimum to maximum over the runs (µs)",
-		Columns: []string{"latency", "stat", "host median", "host min", "host max", "simulation", "verdict"},
+		Caption: "medians over the runs, and each side's spread: its minimum to maximum over the runs (µs)",
+		Columns: []string{"latency", "stat", "host median", "host min", "host max", "simulation", "sim min", "sim max", "verdict"},
 	}
 	var claims []report.Claim
 	for _, f := range r.Figures {
-		tab.Rows = append(tab.Rows, []string{f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), f.Verdict})
+		tab.Rows = append(tab.Rows, []string{f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), us(f.SimMin), us(f.SimMax), f.Verdict})
 		if !f.Compared {
 			continue
 		}
@@ -33,28 +33,36 @@ func (r *Result) Page() *report.Page {
 	var figs []report.Figure
 	for _, lat := range []string{"timer", "wakeup"} {
 		var groups []string
-		var host, sim []*float64
+		host := report.BarSeries{Name: "host", Color: report.Palette[0]}
+		sim := report.BarSeries{Name: "simulation", Color: report.Palette[1]}
 		for _, f := range r.Figures {
 			if f.Latency != lat {
 				continue
 			}
-			h, s := float64(f.HostMed), float64(f.Sim)
 			groups = append(groups, f.Stat)
-			host, sim = append(host, &h), append(sim, &s)
+			hr, sr := runValues(r.Host, lat, f.Stat), runValues(r.Sim, lat, f.Stat)
+			host.Runs, sim.Runs = append(host.Runs, hr), append(sim.Runs, sr)
+			var h, s *float64
+			if len(hr) > 0 {
+				h = ptr(float64(f.HostMed))
+			}
+			if len(sr) > 0 {
+				s = ptr(float64(f.Sim))
+			}
+			host.Values, sim.Values = append(host.Values, h), append(sim.Values, s)
 		}
 		figs = append(figs, report.Figure{Name: lat + "-bars",
-			SVG: report.BarChart(lat+" latency: host median beside simulation median", "µs", groups,
-				[]report.BarSeries{{Name: "host", Color: report.Palette[0], Values: host}, {Name: "simulation", Color: report.Palette[1], Values: sim}}),
-			Caption: lat + " latency, medians over the runs"})
+			SVG:     report.BarChart(lat+" latency: host median beside simulation median", "µs", groups, []report.BarSeries{host, sim}),
+			Caption: lat + " latency: each bar is the median over the runs, each dot one run, the line their spread; the simulation's median is judged against the host's spread."})
 	}
 	if r.hostSamples != nil && r.simSamples != nil {
 		figs = append(figs,
-			report.Figure{Name: "timer-cdf", SVG: report.CDFChart("timer latency, all runs", "µs", []report.Series{
+			report.Figure{Name: "timer-tail", SVG: report.TailChart("timer latency, all runs: the tail", "callback start − timer expiry", []report.Series{
 				{Label: "host", Samples: r.hostSamples.Timer}, {Label: "simulation", Samples: r.simSamples.Timer}}),
-				Caption: "timer latency: every sample of every run of each side"},
-			report.Figure{Name: "wakeup-cdf", SVG: report.CDFChart("wakeup latency, all runs", "µs", []report.Series{
+				Caption: "timer latency: every sample of every run of each side; at each latency the share of samples that took longer, both axes logarithmic, p50 to p99.9 marked"},
+			report.Figure{Name: "wakeup-tail", SVG: report.TailChart("wakeup latency, all runs: the tail", "sched_waking → switch-in", []report.Series{
 				{Label: "host", Samples: r.hostSamples.Wakeup}, {Label: "simulation", Samples: r.simSamples.Wakeup}}),
-				Caption: "wakeup latency of the workload's tasks: every sample of every run of each side"})
+				Caption: "wakeup latency of the workload's tasks: every sample of every run of each side, as the timer latency's"})
 	}
 	f := r.HostFacts
 	sec := report.Section{
@@ -79,4 +87,24 @@ func (r *Result) Page() *report.Page {
 	}
 	return &report.Page{Title: "schedlab validate " + r.Scenario,
 		Subtitle: fmt.Sprintf("Linux %s beside %s, %d run(s) each", f.Kernel, r.Policy, r.Runs), Sections: []report.Section{sec}}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// runValues are one figure of each run that had samples, as compare
+// takes them (µs).
+func runValues(runs []RunStats, lat, stat string) []float64 {
+	var out []float64
+	for _, r := range runs {
+		st := r.Timer
+		if lat == "wakeup" {
+			st = r.Wakeup
+		}
+		if st.Count == 0 {
+			continue
+		}
+		v := map[string]report.US{"p50": st.P50, "p90": st.P90, "p99": st.P99, "max": st.Max}[stat]
+		out = append(out, float64(v))
+	}
+	return out
 }

@@ -210,8 +210,8 @@ func TestHTMLAndSVGOutputs(t *testing.T) {
 	for _, s := range svgs {
 		names = append(names, filepath.Base(s))
 	}
-	want := []string{"fork-expedited-avg.svg", "fork-expedited-cdf.svg", "fork-expedited-hist-baseline.svg",
-		"fork-expedited-hist-timer-fork-expedited.svg", "fork-expedited-max.svg", "fork-expedited-timeline.svg"}
+	want := []string{"fork-expedited-avg.svg", "fork-expedited-hist.svg", "fork-expedited-max.svg", "fork-expedited-tail.svg",
+		"fork-expedited-timeline.svg"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("svg files %v, want %v", names, want)
 	}
