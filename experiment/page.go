@@ -9,8 +9,9 @@ import (
 )
 
 // Page is the HTML report of results run with Options.Figures: for each
-// experiment the table, the claims and their verdicts, bars, CDFs and
-// histograms of the pooled samples, and the first run's timelines.
+// experiment the table with each figure's range over the runs, the claims
+// and their verdicts, bars with every run's figure on them, the tail plot
+// and histograms of the pooled samples, and the first run's timelines.
 func Page(results []*Result) (*report.Page, error) {
 	page := &report.Page{Title: "schedlab reproduce", Subtitle: "The seed experiments: paper beside simulation, with a verdict on every claim"}
 	for _, res := range results {
@@ -37,6 +38,7 @@ func Page(results []*Result) (*report.Page, error) {
 				Ratio: map[string]*float64{"max": row.Ratio.Max, "avg": row.Ratio.Avg, "median": row.Ratio.P50}}
 			cr.Figures.Timer = res.figures[ri].timer
 			cr.Figures.Timeline = res.figures[ri].timeline
+			cr.Runs = res.figures[ri].runs
 			c.Rows = append(c.Rows, cr)
 		}
 		for _, cl := range res.Claims {

@@ -38,10 +38,13 @@ type Result struct {
 }
 
 // rowFigures are the samples behind one row: every run's timer samples,
-// pooled, and the first run's timeline.
+// pooled, the first run's timeline, and each run's figures (µs, by the
+// page's metric names: "max", "avg", "median"), of which the row's are
+// the means. They are the HTML report's alone: the JSON stays the means.
 type rowFigures struct {
 	timer    []int64
 	timeline *analyze.Timeline
+	runs     map[string][]float64
 }
 
 // RowResult is one configuration, paper beside simulation.
@@ -169,13 +172,16 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 		sims := map[string]Figures{}
 		for _, r := range e.Rows {
 			var mx, av, md float64
-			var figs rowFigures
+			figs := rowFigures{runs: map[string][]float64{}}
 			for s := 0; s < e.Runs; s++ {
 				oc := out[k]
 				tl := oc.Report.TimerLatency
 				mx += float64(tl.Max)
 				av += float64(tl.Avg)
 				md += float64(tl.P50)
+				figs.runs["max"] = append(figs.runs["max"], float64(tl.Max))
+				figs.runs["avg"] = append(figs.runs["avg"], float64(tl.Avg))
+				figs.runs["median"] = append(figs.runs["median"], float64(tl.P50))
 				figs.timer = append(figs.timer, oc.Timer...)
 				if oc.Timeline != nil {
 					figs.timeline = oc.Timeline
