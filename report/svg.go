@@ -986,3 +986,267 @@ func TimelineChart(title string, lanes []TimelineLane) string {
 	b.WriteString("</svg>")
 	return b.String()
 }
+
+// Factor is a dimension of a grid and its values, in plotting order.
+type Factor struct {
+	Name   string
+	Levels []string
+}
+
+// Interval is a mean with its 95 % confidence interval, over N runs; a
+// NaN Mean is no value.
+type Interval struct {
+	Mean, Lo, Hi float64
+	N            int
+}
+
+// FacetChart is a sweep's grid as small multiples: a column of panels
+// per metric, each column on its own y scale shared down the column; a
+// row of panels per combination of the factors that are neither on the x
+// axis nor told apart by colour; in each panel the x factor's levels
+// along the axis and a marker per level of the colour factor, with its
+// interval. One factor per visual channel keeps a grid of any size
+// readable, where a single axis of every combination is not.
+type FacetChart struct {
+	Title string
+	Note  string // what a marker and its bar are, under the legend
+	X     Factor
+	Color Factor   // one level named "" when no factor is told apart by colour
+	Rows  []string // each panel row's title ("" for a single row)
+	Cols  []string // each panel column's metric
+	Unit  string   // the y axis's: "µs" for latencies
+	// Cells[row][col][series][x] is a point.
+	Cells [][][][]Interval
+}
+
+// markerPath draws the i-th marker shape (circle, square, triangle,
+// diamond, inverted triangle) centred on x, y, so that series differ by
+// more than colour.
+func markerPath(i int, x, y float64) string {
+	switch i % 5 {
+	case 1:
+		return fmt.Sprintf("M%s %sh7v7h-7z", num(x-3.5), num(y-3.5))
+	case 2:
+		return fmt.Sprintf("M%s %sl4.3 7.4h-8.6z", num(x), num(y-4.6))
+	case 3:
+		return fmt.Sprintf("M%s %sl4.5 4.5l-4.5 4.5l-4.5 -4.5z", num(x), num(y-4.5))
+	case 4:
+		return fmt.Sprintf("M%s %sl4.3 -7.4h-8.6z", num(x), num(y+4.6))
+	}
+	return fmt.Sprintf("M%s %sa4 4 0 1 0 8 0a4 4 0 1 0 -8 0z", num(x-4), num(y))
+}
+
+// SVG draws the chart.
+func (c FacetChart) SVG() string {
+	const W = wideW
+	const margin, Lp, Rp, gapX, ph = 16.0, 62.0, 12.0, 22.0, 170.0
+	nc := max(len(c.Cols), 1)
+	pw := (W - 2*margin - float64(nc)*(Lp+Rp) - float64(nc-1)*gapX) / float64(nc)
+	nx := max(len(c.X.Levels), 1)
+	slot := pw / float64(nx)
+	longest := 0.0
+	for _, l := range c.X.Levels {
+		longest = math.Max(longest, textWidth(clip(l, 32), 11))
+	}
+	slant := longest > slot-8
+	B := 20.0
+	if slant {
+		B = 14 + longest*0.58 + 6
+	}
+	B += 18 // the factor's name
+	stripH := 0.0
+	if len(c.Rows) > 1 || (len(c.Rows) == 1 && c.Rows[0] != "") {
+		stripH = 22
+	}
+	S := max(len(c.Color.Levels), 1)
+	coloured := len(c.Color.Levels) > 1 || (len(c.Color.Levels) == 1 && c.Color.Levels[0] != "")
+
+	// Header: title, legend, note, column titles.
+	type item struct{ x, y float64 }
+	var items []item
+	ly := 50.0
+	lx := margin
+	if coloured {
+		lx += textWidth(c.Color.Name+":", 12) + 10
+		for _, l := range c.Color.Levels {
+			w := textWidth(l, 12) + 34
+			if lx+w > W-margin {
+				lx, ly = margin+textWidth(c.Color.Name+":", 12)+10, ly+18
+			}
+			items = append(items, item{lx, ly})
+			lx += w
+		}
+	} else {
+		ly -= 18
+	}
+	noteY := ly + 20
+	colY := noteY + 24
+	T := colY + 10
+	rowH := stripH + ph + B + 14
+	H := T + float64(max(len(c.Rows), 1))*rowH + 4
+
+	var b svgBuilder
+	b.open(W, H, "chart facets", c.Title)
+	b.title(W, c.Title)
+	if coloured {
+		b.text(margin, 50, "start", mutedColor, 12, c.Color.Name+":")
+		for s, it := range items {
+			b.f(`<path d="%s" fill="%s"/>`, markerPath(s, it.x+6, it.y-4), seriesColor(s))
+			b.text(it.x+16, it.y, "start", inkColor, 12, c.Color.Levels[s])
+		}
+	}
+	if c.Note != "" {
+		b.text(margin, noteY, "start", mutedColor, 12, c.Note)
+	}
+	panelX := func(col int) float64 { return margin + Lp + float64(col)*(pw+Lp+Rp+gapX) }
+	for col, name := range c.Cols {
+		b.f(`<text x="%s" y="%s" text-anchor="middle" font-size="13" font-weight="600">%s</text>`, num(panelX(col)+pw/2), num(colY), esc(name))
+	}
+
+	// A y scale per column, over every row: up to the largest interval,
+	// but no higher than 1.5 times the largest mean, since a wide interval
+	// (two seeds have a t of 12.7) would flatten every mean to the floor.
+	// An interval cut at the edge ends in an arrow.
+	axes := make([]linearAxis, nc)
+	for col := range nc {
+		hi, maxMean := 0.0, 0.0
+		for r := range c.Cells {
+			if col >= len(c.Cells[r]) {
+				continue
+			}
+			for _, ser := range c.Cells[r][col] {
+				for _, p := range ser {
+					if finite(p.Mean) {
+						maxMean = math.Max(maxMean, p.Mean)
+						hi = math.Max(hi, p.Mean)
+					}
+					if finite(p.Hi) {
+						hi = math.Max(hi, p.Hi)
+					}
+				}
+			}
+		}
+		if maxMean > 0 {
+			hi = math.Min(hi, 1.5*maxMean)
+		}
+		axes[col].ticks = LinearTicks(0, hi, 5)
+	}
+	// Lines join a series' points only where the levels are numbers in
+	// order: elsewhere they would invent a trend between categories.
+	numeric := len(c.X.Levels) > 1
+	for _, l := range c.X.Levels {
+		if _, err := strconv.ParseFloat(strings.Fields(l + " x")[0], 64); err != nil {
+			numeric = false
+		}
+	}
+	d := 0.0
+	if S > 1 {
+		d = math.Min(12, slot*0.5/float64(S-1))
+	}
+	for r := 0; r < max(len(c.Rows), 1); r++ {
+		top := T + float64(r)*rowH
+		if stripH > 0 {
+			b.f(`<rect x="%s" y="%s" width="%s" height="18" fill="#f6f8fa" stroke="%s"/>`, num(margin), num(top), num(W-2*margin), gridColor)
+			b.text(margin+8, top+13, "start", inkColor, 12, c.Rows[r])
+		}
+		pt := top + stripH + 8
+		for col := range nc {
+			x0 := panelX(col)
+			ya := linearAxis{axes[col].ticks, pt, pt + ph}
+			ya.drawY(&b, x0, x0+pw, c.Unit)
+			b.f(`<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="%s"/>`, num(x0), num(pt), num(pw), num(ph), mutedColor)
+			for xi, l := range c.X.Levels {
+				xx := x0 + (float64(xi)+0.5)*slot
+				b.line(xx, pt+ph, xx, pt+ph+4, mutedColor, "")
+				shown, full := clip(l, 32), ""
+				if shown != l {
+					full = "<title>" + esc(l) + "</title>"
+				}
+				if slant {
+					b.f(`<text transform="translate(%s %s) rotate(-35)" text-anchor="end" font-size="11" fill="%s">%s%s</text>`,
+						num(xx+3), num(pt+ph+14), inkColor, esc(shown), full)
+				} else {
+					b.f(`<text x="%s" y="%s" text-anchor="middle" font-size="11">%s%s</text>`, num(xx), num(pt+ph+15), esc(shown), full)
+				}
+			}
+			b.text(x0+pw/2, pt+ph+B-4, "middle", mutedColor, 11, c.X.Name)
+			if r >= len(c.Cells) || col >= len(c.Cells[r]) {
+				continue
+			}
+			drawn := false
+			for s, ser := range c.Cells[r][col] {
+				color := seriesColor(s)
+				off := (float64(s) - float64(S-1)/2) * d
+				var path strings.Builder
+				for xi, p := range ser {
+					if xi >= nx || math.IsNaN(p.Mean) {
+						continue
+					}
+					drawn = true
+					xx := x0 + (float64(xi)+0.5)*slot + off
+					cmd := "L"
+					if path.Len() == 0 || xi == 0 || math.IsNaN(ser[xi-1].Mean) {
+						cmd = "M"
+					}
+					fmt.Fprintf(&path, "%s%s %s", cmd, num(xx), num(ya.pos(p.Mean)))
+				}
+				if numeric && strings.Contains(path.String(), "L") {
+					b.f(`<path d="%s" fill="none" stroke="%s" stroke-width="1.2" stroke-opacity="0.6"%s/>`, path.String(), color, dash(s))
+				}
+				for xi, p := range ser {
+					if xi >= nx || math.IsNaN(p.Mean) {
+						continue
+					}
+					xx := x0 + (float64(xi)+0.5)*slot + off
+					if finite(p.Lo) && finite(p.Hi) && p.Hi > p.Lo {
+						bottom, top := ya.ticks[0], ya.ticks[len(ya.ticks)-1]
+						y0, y1 := ya.pos(math.Max(p.Lo, bottom)), ya.pos(math.Min(p.Hi, top))
+						b.line(xx, y0, xx, y1, color, ` stroke-width="1.4"`)
+						for _, end := range []struct {
+							y   float64
+							cut bool
+							dir float64
+						}{{y0, p.Lo < bottom, 1}, {y1, p.Hi > top, -1}} {
+							if end.cut {
+								b.f(`<path class="cut" d="M%s %sl3.5 %sh-7z" fill="%s"/>`, num(xx), num(end.y), num(-5*end.dir), color)
+							} else {
+								b.line(xx-3, end.y, xx+3, end.y, color, ` stroke-width="1.4"`)
+							}
+						}
+					}
+					var what []string
+					for _, t := range []string{c.Rows[min(r, len(c.Rows)-1)], c.X.Name + " " + c.X.Levels[xi]} {
+						if t != "" {
+							what = append(what, t)
+						}
+					}
+					if coloured {
+						what = append(what, c.Color.Name+" "+c.Color.Levels[s])
+					}
+					tip := fmt.Sprintf("%s: %s %s", strings.Join(what, ", "), c.Cols[col], fmtValue(p.Mean, c.Unit))
+					if p.Hi > p.Lo {
+						tip += " ± " + fmtValue((p.Hi-p.Lo)/2, c.Unit)
+					}
+					tip += fmt.Sprintf(" (%d runs)", p.N)
+					b.f(`<path d="%s" fill="%s" stroke="#ffffff" stroke-width="0.8" data-mean="%s"><title>%s</title></path>`,
+						markerPath(s, xx, ya.pos(p.Mean)), color, strconv.FormatFloat(p.Mean, 'f', -1, 64), esc(tip))
+				}
+			}
+			if !drawn {
+				b.text(x0+pw/2, pt+ph/2, "middle", mutedColor, 12, "no successful runs")
+			}
+		}
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// fmtValue prints a value in an axis's unit.
+func fmtValue(v float64, unit string) string {
+	if unit == "µs" {
+		return fmtUS(v)
+	}
+	return trimZeros(v, 1) + unit
+}

@@ -323,6 +323,46 @@ func TestBarChart(t *testing.T) {
 	}
 }
 
+func TestFacetChart(t *testing.T) {
+	nan := math.NaN()
+	pt := func(m, ci float64) Interval { return Interval{Mean: m, Lo: m - ci, Hi: m + ci, N: 3} }
+	c := FacetChart{Title: "sweep", X: Factor{"sched_min_granularity_ns", []string{"750 µs", "1 ms", "2 ms", "4 ms"}},
+		Color: Factor{"features", []string{"default", "NO_START_DEBIT"}}, Rows: []string{"policy = a", "policy = b"},
+		Cols: []string{"average", "p99"}, Unit: "µs"}
+	for r := range 2 {
+		var row [][][]Interval
+		for col := range 2 {
+			var cell [][]Interval
+			for s := range 2 {
+				var ser []Interval
+				for x := range 4 {
+					ser = append(ser, pt(float64(1000*(x+1)*(s+1)*(col+1)+r*100), 300))
+				}
+				cell = append(cell, ser)
+			}
+			row = append(row, cell)
+		}
+		c.Cells = append(c.Cells, row)
+	}
+	c.Cells[1][1][1][3] = Interval{Mean: nan, Lo: nan, Hi: nan}
+	c.Cells[0][0][0][0] = Interval{Mean: 1000, Lo: -40000, Hi: 42000, N: 2} // an interval far wider than the means
+	s := c.SVG()
+	checkAxes(t, s)
+	if got := strings.Count(s, "data-mean="); got != 31 {
+		t.Errorf("%d points, want 32 − 1 missing", got)
+	}
+	for _, want := range []string{">policy = b<", ">NO_START_DEBIT<", ">750 µs<", ">sched_min_granularity_ns<", ">average<",
+		`data-ticks="0 5000 10000 15000"`, `data-ticks="0 5000 10000 15000 20000"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+	// The wide interval is cut at both edges, with arrows.
+	if got := strings.Count(s, `class="cut"`); got != 2 {
+		t.Errorf("%d cut interval ends, want 2", got)
+	}
+}
+
 func TestTimelineChart(t *testing.T) {
 	rec := analyze.NewTimelineRecorder(10_000_000)
 	for _, e := range []trace.Event{

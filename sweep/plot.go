@@ -2,99 +2,190 @@ package sweep
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"schedlab/report"
 )
 
-// WriteSVG plots the table along its main axis: per configuration, the
-// mean average and p99 latency over seeds with their 95 % intervals. It is
-// a self-contained SVG (no fonts or scripts fetched), for papers and READMEs.
-func (t *Table) WriteSVG(w io.Writer) error {
-	// The right margin leaves room for the last slanted label; the
-	// minimum width for the title.
-	const (
-		left, right, top, bottom = 70, 120, 40, 150
-		step, height             = 70, 300
-	)
-	n := len(t.Rows)
-	width := max(560, left+right+step*max(n, 1))
-	ymax := 0.0
+// Chart lays the table out as small multiples (report.FacetChart): the
+// first varying dimension along each panel's x axis, the second told
+// apart by colour and marker, a row of panels per combination of the
+// others, and a column per figure (average, p99, maximum), each with one
+// y scale down the column, so that panels compare by height. Each marker
+// is the mean over seeds, its bar the 95 % confidence interval.
+func (t *Table) Chart() report.FacetChart {
+	axis := t.Axis
+	if len(axis) == 0 {
+		axis = []string{"scenario"}
+	}
+	value := func(r Row, dim string) string {
+		for _, d := range dims(r.Config) {
+			if d[0] == dim {
+				return d[1]
+			}
+		}
+		return ""
+	}
+	xDim, colorDim, facets := axis[0], "", axis[1:]
+	if len(axis) > 1 {
+		colorDim, facets = axis[1], axis[2:]
+	}
+	xs := levels(t.Rows, func(r Row) string { return value(r, xDim) })
+	colors := []string{""}
+	if colorDim != "" {
+		colors = levels(t.Rows, func(r Row) string { return value(r, colorDim) })
+	}
+	facetOf := func(r Row) string {
+		var parts []string
+		for _, f := range facets {
+			parts = append(parts, f+" = "+display(f, value(r, f)))
+		}
+		return strings.Join(parts, " · ")
+	}
+	rows := levels(t.Rows, facetOf)
+
+	var metrics []string
 	for _, r := range t.Rows {
-		for _, s := range []Stat{r.Avg, r.P99} {
-			if !math.IsNaN(s.Mean) {
-				ymax = math.Max(ymax, s.Mean+s.CI95)
+		if !slices.Contains(metrics, r.Metric) {
+			metrics = append(metrics, r.Metric)
+		}
+	}
+	c := report.FacetChart{
+		Title: strings.Join(metrics, " / ") + " latency over the sweep",
+		Note:  "Each marker is the mean over seeds, its bar the 95 % confidence interval (an arrow: cut at the panel's edge); a column shares one y scale.",
+		X:     report.Factor{Name: xDim, Levels: displayAll(xDim, xs)},
+		Color: report.Factor{Name: colorDim, Levels: displayAll(colorDim, colors)},
+		Rows:  rows,
+		Cols:  []string{"average", "p99", "maximum"},
+		Unit:  "µs",
+	}
+	c.Cells = make([][][][]report.Interval, len(rows))
+	for ri := range rows {
+		c.Cells[ri] = make([][][]report.Interval, len(c.Cols))
+		for ci := range c.Cols {
+			c.Cells[ri][ci] = make([][]report.Interval, len(colors))
+			for si := range colors {
+				c.Cells[ri][ci][si] = make([]report.Interval, len(xs))
+				for xi := range xs {
+					c.Cells[ri][ci][si][xi] = report.Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+				}
 			}
 		}
 	}
-	ymax = niceCeil(ymax)
-	y := func(v float64) float64 { return top + height - v/ymax*height }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n",
-		width, top+height+bottom)
-	metric := "latency"
-	if n > 0 {
-		metric = t.Rows[0].Metric + " latency"
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="13">%s (µs): mean over seeds, 95%% interval; ● average, ▲ p99</text>`+"\n",
-		left, html.EscapeString(metric))
-	for i := 0; i <= 4; i++ {
-		v := ymax * float64(i) / 4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n",
-			left, width-right, y(v), y(v), left-6, y(v)+4, v)
-	}
-	for i, r := range t.Rows {
-		x := float64(left + step*i + step/2)
-		for j, s := range []Stat{r.Avg, r.P99} {
-			if math.IsNaN(s.Mean) {
-				continue
-			}
-			xx := x + float64(j*16-8)
-			color := []string{"#1f77b4", "#d62728"}[j]
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`+"\n", xx, xx, y(s.Mean-s.CI95), y(s.Mean+s.CI95), color)
-			if j == 0 {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>avg %.1f ± %.1f µs</title></circle>`+"\n", xx, y(s.Mean), color, s.Mean, s.CI95)
-			} else {
-				fmt.Fprintf(&b, `<path d="M%.1f %.1f l4 7 h-8 z" fill="%s"><title>p99 %.1f ± %.1f µs</title></path>`+"\n", xx, y(s.Mean)-4, color, s.Mean, s.CI95)
-			}
+	for _, r := range t.Rows {
+		ri, xi := slices.Index(rows, facetOf(r)), slices.Index(xs, value(r, xDim))
+		si := 0
+		if colorDim != "" {
+			si = slices.Index(colors, value(r, colorDim))
 		}
-		fmt.Fprintf(&b, `<text transform="translate(%.1f %d) rotate(40)">%s</text>`+"\n", x-10, top+height+14, html.EscapeString(t.Label(r)))
+		for ci, s := range []Stat{r.Avg, r.P99, r.Max} {
+			c.Cells[ri][ci][si][xi] = report.Interval{Mean: s.Mean, Lo: s.Mean - s.CI95, Hi: s.Mean + s.CI95, N: r.Runs}
+		}
 	}
-	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>`+"\n", left, width-right, top+height, top+height)
-	b.WriteString("</svg>\n")
-	_, err := io.WriteString(w, b.String())
+	return c
+}
+
+// levels are the distinct values of a dimension over the rows: in
+// numeric order where they are all numbers, else in the rows' order.
+func levels(rows []Row, of func(Row) string) []string {
+	var out []string
+	for _, r := range rows {
+		if v := of(r); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	nums := make(map[string]float64, len(out))
+	for _, v := range out {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return out
+		}
+		nums[v] = f
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmpFloat(nums[a], nums[b]) })
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// display is a dimension's value as a plot labels it: a duration tunable
+// (…_ns) in the unit that suits it, default features as "default".
+func display(dim, v string) string {
+	if v == "" {
+		if dim == "features" {
+			return "default"
+		}
+		return "-"
+	}
+	if strings.HasSuffix(dim, "_ns") {
+		if ns, err := strconv.ParseFloat(v, 64); err == nil {
+			return report.FormatUS(ns / 1e3)
+		}
+	}
+	return v
+}
+
+func displayAll(dim string, vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = display(dim, v)
+	}
+	if dim == "" {
+		return []string{""}
+	}
+	return out
+}
+
+// WriteSVG writes Chart as a self-contained SVG file (no fonts or scripts
+// fetched), for papers and READMEs.
+func (t *Table) WriteSVG(w io.Writer) error {
+	_, err := io.WriteString(w, t.Chart().SVG()+"\n")
 	return err
 }
 
-// niceCeil rounds up to 1, 2 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// Page is the merged sweep as an HTML report page: the table and the plot.
+// Page is the merged sweep as an HTML report page: the table, a column
+// per varying dimension, and the plot.
 func (t *Table) Page(dir string) *report.Page {
-	tbl := report.Table{Caption: "Per configuration: mean over seeds ± half-width of the 95 % confidence interval (µs).",
-		Columns: []string{"configuration", "runs", "failed", "metric", "avg", "p99", "max"}}
-	for _, r := range t.Rows {
-		tbl.Rows = append(tbl.Rows, []string{t.Label(r), fmt.Sprint(r.Runs), fmt.Sprint(r.Failed), r.Metric, ci(r.Avg), ci(r.P99), ci(r.Max)})
+	tbl := report.Table{Caption: "Per configuration: mean over seeds ± half-width of the 95 % confidence interval (µs)."}
+	if len(t.Axis) == 0 {
+		tbl.Columns = []string{"configuration"}
+	} else {
+		tbl.Columns = slices.Clone(t.Axis)
 	}
-	var svg strings.Builder
-	t.WriteSVG(&svg)
+	tbl.Columns = append(tbl.Columns, "runs", "failed", "metric", "avg", "p99", "max")
+	for _, r := range t.Rows {
+		var row []string
+		if len(t.Axis) == 0 {
+			row = []string{t.Label(r)}
+		}
+		for _, a := range t.Axis {
+			for _, d := range dims(r.Config) {
+				if d[0] == a {
+					v := d[1]
+					if v == "" {
+						v = "-"
+					}
+					row = append(row, v)
+				}
+			}
+		}
+		tbl.Rows = append(tbl.Rows, append(row, fmt.Sprint(r.Runs), fmt.Sprint(r.Failed), r.Metric, ci(r.Avg), ci(r.P99), ci(r.Max)))
+	}
 	sec := report.Section{Title: "Results", Tables: []report.Table{tbl},
-		Figures: []report.Figure{{Name: "sweep", SVG: svg.String(), Wide: true,
-			Caption: "Mean average (●) and p99 (▲) latency per configuration, with 95 % intervals over seeds."}}}
+		Figures: []report.Figure{{Name: "sweep", SVG: t.Chart().SVG(), Wide: true,
+			Caption: "Per configuration, the mean over seeds of each run's average, p99 and maximum latency, with its 95 % confidence interval."}}}
 	if len(t.Axis) > 0 {
 		sec.Paragraphs = []string{"Varying: " + strings.Join(t.Axis, ", ") + "."}
 	}

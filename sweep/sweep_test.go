@@ -165,8 +165,8 @@ func TestRunResumeAndMerge(t *testing.T) {
 	if n := strings.Count(csv.String(), "\n"); n != 13 {
 		t.Errorf("csv has %d lines, want 13", n)
 	}
-	if !strings.HasPrefix(svg.String(), "<svg") || strings.Count(svg.String(), "<circle") != 8 {
-		t.Errorf("svg has %d points, want 8 (4 configurations × 2 policies with results)", strings.Count(svg.String(), "<circle"))
+	if !strings.HasPrefix(svg.String(), "<svg") || strings.Count(svg.String(), "data-mean=") != 3*8 {
+		t.Errorf("svg has %d points, want 24 (average, p99 and maximum of 4 configurations × 2 policies with results)", strings.Count(svg.String(), "data-mean="))
 	}
 	// NO_START_DEBIT lowers sigev-thread's average latency in every pair.
 	for _, r := range tbl.Rows {
