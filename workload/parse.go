@@ -286,13 +286,6 @@ func (p *parser) taskgroups(v *jsonc.Value) error {
 	return nil
 }
 
-func checkGroupPath(s string) error {
-	if !strings.HasPrefix(s, "/") || s == "/" || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
-		return fmt.Errorf("task group path %q must look like /name or /a/b", s)
-	}
-	return nil
-}
-
 // addGroup registers a path and its ancestors with the default shares.
 func (p *parser) addGroup(path string) {
 	for i := 1; i <= len(path); i++ {

@@ -1,0 +1,84 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The limits of the language. A workload file is data a user may have
+// been handed, so what it can ask of the machine is bounded: every value
+// that becomes a count, a length of time or a path is checked here, and a
+// file over a limit is refused with its position, never run as something
+// else (a number that wraps, a path that climbs out of its cgroup).
+const (
+	// MaxGroupDepth bounds the nesting of a task-group path: the
+	// simulator walks a task's groups at every enqueue and dequeue.
+	MaxGroupDepth = 64
+	// maxGroupName is NAME_MAX, the longest name a cgroup directory
+	// can have.
+	maxGroupName = 255
+)
+
+// groupControllers are the prefixes of the kernel's cgroup interface
+// files ("cpu.shares", "cgroup.procs", "memory.max"): a group named like
+// one would collide with a file of its parent's directory on the host.
+var groupControllers = []string{"cgroup", "cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "freezer",
+	"net_cls", "net_prio", "perf_event", "hugetlb", "pids", "rdma", "misc"}
+
+// groupFiles are v1 interface files without a controller prefix.
+var groupFiles = map[string]bool{"tasks": true, "notify_on_release": true, "release_agent": true}
+
+// groupPathShape says what a task-group path may be, for error messages.
+const groupPathShape = "a path is /name or /a/b, each name letters, digits and -_.@:+, not starting with '.'"
+
+// checkGroupPath accepts a task-group path "/a/b": components that are
+// plain cgroup names. The host runner makes each component a directory
+// under the run's own cgroup, so "..", "." or an empty component would
+// name another directory than the one meant, or one outside the run's.
+func checkGroupPath(s string) error {
+	if !strings.HasPrefix(s, "/") || s == "/" {
+		return fmt.Errorf("task group path %q: %s", s, groupPathShape)
+	}
+	parts := strings.Split(s[1:], "/")
+	if len(parts) > MaxGroupDepth {
+		return fmt.Errorf("task group path %.40q… nests %d groups: at most %d", s, len(parts), MaxGroupDepth)
+	}
+	for _, c := range parts {
+		if err := checkGroupName(c); err != nil {
+			return fmt.Errorf("task group path %.300q: %v (%s)", s, err, groupPathShape)
+		}
+	}
+	return nil
+}
+
+// checkGroupName accepts a plain cgroup name: letters, digits and
+// "-_.@:+" (systemd's "user@1000.service" among them), not starting with
+// a dot, at most NAME_MAX bytes, and not the name of an interface file.
+func checkGroupName(c string) error {
+	switch {
+	case c == "":
+		return fmt.Errorf("an empty name")
+	case c == "." || c == "..":
+		return fmt.Errorf("%q is not a group's name", c)
+	case c[0] == '.':
+		return fmt.Errorf("%q starts with '.'", c)
+	case len(c) > maxGroupName:
+		return fmt.Errorf("a name of %d bytes, over NAME_MAX (%d)", len(c), maxGroupName)
+	}
+	for _, r := range c {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.@:+", r)) {
+			return fmt.Errorf("%q has the character %q", c, r)
+		}
+	}
+	if groupFiles[c] {
+		return fmt.Errorf("%q is the name of a cgroup interface file", c)
+	}
+	if prefix, _, ok := strings.Cut(c, "."); ok {
+		for _, ctl := range groupControllers {
+			if prefix == ctl {
+				return fmt.Errorf("%q is named like the %s controller's interface files (%s.*)", c, ctl, ctl)
+			}
+		}
+	}
+	return nil
+}
