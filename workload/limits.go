@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"strings"
+
+	"schedlab/workload/jsonc"
 )
 
 // The limits of the language. A workload file is data a user may have
@@ -11,6 +13,16 @@ import (
 // file over a limit is refused with its position, never run as something
 // else (a number that wraps, a path that climbs out of its cgroup).
 const (
+	// MaxMicros is the longest time a file may write, in µs: 10⁷ s, the
+	// cap lab.ParseDuration puts on a --duration in seconds. Its ns fit
+	// an int64 900 times over, so the engine's sums of a time and a
+	// length (now + sleep, a timer's grid + period) cannot wrap, and
+	// every timestamp a trace gets is one analyze reads back.
+	MaxMicros = 10_000_000_000_000
+	// MaxNS is MaxMicros in ns: also the longest simulation (sim) and
+	// the longest draw of a random duration.
+	MaxNS = MaxMicros * 1000
+
 	// MaxGroupDepth bounds the nesting of a task-group path: the
 	// simulator walks a task's groups at every enqueue and dequeue.
 	MaxGroupDepth = 64
@@ -18,6 +30,19 @@ const (
 	// can have.
 	maxGroupName = 255
 )
+
+// usRange says what a microsecond value may be, for error messages.
+var usRange = fmt.Sprintf("a non-negative integer of microseconds up to %d (10⁷ s)", int64(MaxMicros))
+
+// microsToNS converts a number of microseconds to ns; ok is false unless
+// v is an integer in [0, MaxMicros].
+func microsToNS(v *jsonc.Value) (ns int64, ok bool) {
+	n, ok := v.Int()
+	if !ok || n < 0 || n > MaxMicros {
+		return 0, false
+	}
+	return n * 1000, true
+}
 
 // groupControllers are the prefixes of the kernel's cgroup interface
 // files ("cpu.shares", "cgroup.procs", "memory.max"): a group named like

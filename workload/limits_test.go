@@ -48,3 +48,35 @@ func TestGroupPathsArePlainCgroupNames(t *testing.T) {
 		t.Errorf("%d groups", len(s.Groups))
 	}
 }
+
+// Every microsecond quantity becomes ns: one whose ns would wrap, or go
+// past 10⁷ s, is refused at its line and column, not run as another
+// length ({"run": 18446744073709552} used to be 384 ns).
+func TestMicrosecondsAreRangeChecked(t *testing.T) {
+	over := fmt.Sprint(int64(MaxMicros) + 1)
+	for _, c := range []struct{ js, want string }{
+		{`{"tasks": {"a": {"run": 18446744073709552}}}`, `w.json:1:25: task "a": run must be a non-negative integer of microseconds up to 10000000000000`},
+		{`{"tasks": {"a": {"run": 1e14}}}`, "1:25: task \"a\": run must be"},
+		{`{"tasks": {"a": {"runtime0": ` + over + `}}}`, "1:30: task \"a\": runtime0 must be"},
+		{`{"tasks": {"a": {"phases": {"p": {"sleep": ` + over + `}}}}}`, `1:44: task "a" phase "p": sleep must be`},
+		{`{"tasks": {"a": {"delay": 9223372036854776, "run": 1}}}`, "1:27: task \"a\": delay must be a non-negative integer of microseconds up to"},
+		{`{"tasks": {"a": {"delay": -1, "run": 1}}}`, "1:27: task \"a\": delay must be"},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": 9223372036854775}}}}`, "1:50: task \"a\": timer period must be a positive integer of microseconds up to 10000000000000"},
+		{`{"tasks": {"a": {"timer": {"ref": "t", "period": {"dist": "exponential", "mean": ` + over + `}}}}}`, `1:82: task "a": timer period: "mean" must be`},
+		{`{"tasks": {"a": {"run": {"dist": "lognormal", "median": ` + over + `, "sigma": 1}}}}`, `"median" must be a non-negative integer of microseconds up to`},
+		{`{"tasks": {"a": {"sleep": {"dist": "uniform", "min": 0, "max": ` + over + `}}}}`, `"max" must be`},
+		{`{"tasks": {"a": {"sleep": {"dist": "uniform", "min": -5, "max": 1}}}}`, `"min" must be`},
+		{`{"global": {"duration": 1e-10}, "tasks": {"a": {"run": 1}}}`, "1:25: global.duration 1e-10 is shorter than a nanosecond"},
+		{`{"global": {"duration": 1e7}, "tasks": {"a": {"run": 1}}}`, "1:25: global.duration 1e7 is not a positive number of seconds up to 1e6"},
+	} {
+		wantError(t, c.js, c.want)
+	}
+	max := fmt.Sprint(int64(MaxMicros))
+	s := mustParse(t, `{"tasks": {"a": {"delay": `+max+`, "run": `+max+`, "sleep": {"dist": "uniform", "min": `+max+`, "max": `+max+`},
+		"timer": {"ref": "t", "period": `+max+`}}}}`)
+	a := s.Tasks[0]
+	ev := a.Phases[0].Events
+	if a.Delay != MaxNS || ev[0].Dur.Fixed != MaxNS || ev[1].Dur.Max != MaxNS || ev[2].Period != MaxNS {
+		t.Fatalf("at the limit: delay %d, run %d, sleep max %d, period %d", a.Delay, ev[0].Dur.Fixed, ev[1].Dur.Max, ev[2].Period)
+	}
+}

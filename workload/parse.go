@@ -238,7 +238,11 @@ func (p *parser) global(v *jsonc.Value) error {
 			case f == -1:
 				p.spec.Duration = 0
 			case f <= 0 || math.IsInf(f, 0) || f > 1e6:
-				return p.errf(m.Value.Pos, "global.duration %s is not a positive number of seconds (or -1: until every task ends)", m.Value.Num)
+				return p.errf(m.Value.Pos, "global.duration %s is not a positive number of seconds up to 1e6 (or -1: until every task ends)", m.Value.Num)
+			case int64(f*1e9) == 0:
+				// 0 would mean "none set": the run would last the default
+				// 10 s instead of the fraction of a ns written.
+				return p.errf(m.Value.Pos, "global.duration %s is shorter than a nanosecond", m.Value.Num)
 			default:
 				p.spec.Duration = int64(f * 1e9)
 			}
@@ -347,11 +351,11 @@ func (p *parser) task(m jsonc.Member) error {
 			}
 			t.Instances = int(n)
 		case "delay":
-			n, ok := km.Value.Int()
-			if !ok || n < 0 {
-				return p.errf(km.Value.Pos, "%s: delay must be a non-negative integer of microseconds", where)
+			ns, ok := microsToNS(km.Value)
+			if !ok {
+				return p.errf(km.Value.Pos, "%s: delay must be %s", where, usRange)
 			}
-			t.Delay = n * 1000
+			t.Delay = ns
 		case "loop":
 			loop = km.Value
 		case "process":
@@ -576,11 +580,11 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 // duration reads microseconds, or the extension {"dist": ...} object.
 func (p *parser) duration(v *jsonc.Value, where, key string) (Duration, error) {
 	if v.Kind == jsonc.Number {
-		n, ok := v.Int()
-		if !ok || n < 0 {
-			return Duration{}, p.errf(v.Pos, "%s: %s must be a non-negative integer of microseconds", where, key)
+		ns, ok := microsToNS(v)
+		if !ok {
+			return Duration{}, p.errf(v.Pos, "%s: %s must be %s, or a distribution {\"dist\": ...}", where, key, usRange)
 		}
-		return Duration{Fixed: n * 1000}, nil
+		return Duration{Fixed: ns}, nil
 	}
 	if v.Kind != jsonc.Object {
 		return Duration{}, p.errf(v.Pos, "%s: %s must be microseconds or a distribution {\"dist\": \"lognormal\"|\"exponential\"|\"uniform\", ...}", where, key)
@@ -591,11 +595,11 @@ func (p *parser) duration(v *jsonc.Value, where, key string) (Duration, error) {
 		if x == nil {
 			return 0, p.errf(v.Pos, "%s: %s: distribution needs %q", where, key, name)
 		}
-		n, ok := x.Int()
-		if !ok || n < 0 {
-			return 0, p.errf(x.Pos, "%s: %s: %q must be a non-negative integer of microseconds", where, key, name)
+		ns, ok := microsToNS(x)
+		if !ok {
+			return 0, p.errf(x.Pos, "%s: %s: %q must be %s", where, key, name, usRange)
 		}
-		return n * 1000, nil
+		return ns, nil
 	}
 	dist := v.Get("dist")
 	if dist == nil || dist.Kind != jsonc.String {
@@ -674,11 +678,11 @@ func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
 				}
 				break
 			}
-			n, ok := m.Value.Int()
-			if !ok || n <= 0 || n > math.MaxInt64/1000 {
-				return p.errf(m.Value.Pos, "%s: timer period must be a positive integer of microseconds or a distribution {\"dist\": ...}", where)
+			ns, ok := microsToNS(m.Value)
+			if !ok || ns == 0 {
+				return p.errf(m.Value.Pos, "%s: timer period must be a positive integer of microseconds up to %d (10⁷ s), or a distribution {\"dist\": ...}", where, int64(MaxMicros))
 			}
-			period, nominal = Duration{Fixed: n * 1000}, n*1000
+			period, nominal = Duration{Fixed: ns}, ns
 		case "mode":
 			if m.Value.Kind != jsonc.String || (m.Value.Str != "relative" && m.Value.Str != "absolute") {
 				return p.errf(m.Value.Pos, "%s: timer mode must be \"relative\" or \"absolute\"", where)
