@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
@@ -221,6 +222,17 @@ static int code(int first, int last, const char *what) {
 	return (int)v;
 }
 
+// loop_count reads a loop: -1 (forever) or 1 to INT_MAX. The workload
+// language refuses any other (workload.MaxLoop); one that reached here
+// anyway would run another number of times than the simulator runs it
+// (a cast of 4294967296 is 0), so it stops the worker instead.
+static int loop_count(void) {
+	int64_t v = num();
+	if (v != -1 && (v < 1 || v > INT_MAX))
+		die("program: loop %lld", (long long)v);
+	return (int)v;
+}
+
 static void read_dur(sl_dur *d) {
 	d->dist = (enum sl_dist)code(SL_DIST_FIXED, SL_DIST_UNIFORM, "distribution");
 	d->fixed = num();
@@ -296,7 +308,7 @@ static void read_program(int fd) {
 		free(name);
 		t->instances = (int)num();
 		t->delay = num();
-		t->loop = (int)num();
+		t->loop = loop_count();
 		t->process = (int)num();
 		read_props(&t->props);
 		t->nph = (int)num();
@@ -304,7 +316,7 @@ static void read_program(int fd) {
 		for (int j = 0; j < t->nph; j++) {
 			sl_phase *ph = &t->ph[j];
 			expect("phase");
-			ph->loop = (int)num();
+			ph->loop = loop_count();
 			read_props(&ph->props);
 			ph->nev = (int)num();
 			ph->ev = calloc((size_t)ph->nev + 1, sizeof(sl_event));

@@ -3,12 +3,17 @@
 package host
 
 import (
+	"bytes"
 	"cmp"
+	"errors"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"schedlab/workload"
 )
@@ -95,4 +100,85 @@ func TestWorkerCodes(t *testing.T) {
 		}
 	}
 	checkCodes(t, enums, "SL_NOTIFY_", notifies, func(n string) string { return cmp.Or(n, "none") }, notifyCode)
+}
+
+// A loop count that does not fit the worker's int stops the worker before
+// anything runs: a cast would make 4294967296 repetitions none. The
+// workload language refuses such a count first, so the program is edited
+// by hand here.
+func TestWorkerRefusesLoopsOutsideAnInt(t *testing.T) {
+	prog, err := compile(parse(t, `{"tasks": {"a": {"loop": 7, "phases": {"p": {"loop": 9, "run": 1}}}}}`), nil, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, loop string }{
+		{"\ntask 61 1 0 7 0\n", "\ntask 61 1 0 4294967296 0\n", "4294967296"},
+		{"\nphase 9\n", "\nphase 2147483648\n", "2147483648"},
+		{"\nphase 9\n", "\nphase 0\n", "0"},
+		{"\ntask 61 1 0 7 0\n", "\ntask 61 1 0 -2 0\n", "-2"},
+	} {
+		if !bytes.Contains(prog, []byte(c.from)) {
+			t.Fatalf("program has no %q:\n%s", c.from, prog)
+		}
+		bad := bytes.Replace(prog, []byte(c.from), []byte(c.to), 1)
+		stderr, code := runWorkerProgram(t, bad)
+		want := "program: loop " + c.loop + "\n"
+		if code != exitSetup || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", strings.TrimSpace(c.to), code, stderr, exitSetup, want)
+		}
+	}
+}
+
+// runWorkerProgram starts this test binary as a root worker reading prog,
+// and returns its standard error and exit status. The worker's go pipe is
+// held and never written, so a program the worker accepts leaves it
+// waiting before it starts anything; it is killed, with its process group,
+// after a few seconds.
+func runWorkerProgram(t *testing.T, prog []byte) (string, int) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "program")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(prog); err != nil {
+		t.Fatal(err)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goR.Close()
+	defer goW.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), workerEnv+"="+jobRoot+" 3 4 5 6")
+	cmd.ExtraFiles = []*os.File{f, null, goR, null}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return stderr.String() + " (still running after 10 s: the program was accepted)", -1
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return stderr.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stderr.String(), 0
 }

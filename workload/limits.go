@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"schedlab/workload/jsonc"
@@ -23,6 +24,12 @@ const (
 	// the longest draw of a random duration.
 	MaxNS = MaxMicros * 1000
 
+	// MaxLoop is the most repetitions a loop may count: rt-app and the
+	// host worker read a loop as a C int, so a larger count would run a
+	// different number of times there than in the simulator
+	// (4294967296 was 0 on the host).
+	MaxLoop = math.MaxInt32
+
 	// MaxGroupDepth bounds the nesting of a task-group path: the
 	// simulator walks a task's groups at every enqueue and dequeue.
 	MaxGroupDepth = 64
@@ -42,6 +49,18 @@ func microsToNS(v *jsonc.Value) (ns int64, ok bool) {
 		return 0, false
 	}
 	return n * 1000, true
+}
+
+// loopRange says what a loop may be, for error messages.
+var loopRange = fmt.Sprintf("-1 (forever) or a positive integer up to %d (rt-app and the host worker read it as a C int)", MaxLoop)
+
+// loopCount reads a loop; ok is false unless it is -1 or in [1, MaxLoop].
+func loopCount(v *jsonc.Value) (n int, ok bool) {
+	l, ok := v.Int()
+	if !ok || l != -1 && (l < 1 || l > MaxLoop) {
+		return 0, false
+	}
+	return int(l), true
 }
 
 // groupControllers are the prefixes of the kernel's cgroup interface

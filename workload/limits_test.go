@@ -80,3 +80,22 @@ func TestMicrosecondsAreRangeChecked(t *testing.T) {
 		t.Fatalf("at the limit: delay %d, run %d, sleep max %d, period %d", a.Delay, ev[0].Dur.Fixed, ev[1].Dur.Max, ev[2].Period)
 	}
 }
+
+// A loop means the same count in the simulator and on the host, whose
+// worker reads it as a C int: 4294967296 used to run until the end of a
+// simulation and not once on the host.
+func TestLoopsFitACInt(t *testing.T) {
+	for _, js := range []string{
+		`{"tasks": {"a": {"loop": 4294967296, "run": 1}}}`,
+		`{"tasks": {"a": {"loop": 2147483648, "run": 1}}}`,
+		`{"tasks": {"a": {"phases": {"p": {"loop": 4294967297, "run": 1}}}}}`,
+		`{"tasks": {"a": {"loop": -2, "run": 1}}}`,
+		`{"tasks": {"a": {"loop": 1.5, "run": 1}}}`,
+	} {
+		wantError(t, js, "loop must be -1 (forever) or a positive integer up to 2147483647", "C int", "w.json:1:")
+	}
+	s := mustParse(t, `{"tasks": {"a": {"loop": 2147483647, "phases": {"p": {"loop": 2147483647, "run": 1}}}}}`)
+	if a := s.Tasks[0]; a.Loop != MaxLoop || a.Phases[0].Loop != MaxLoop {
+		t.Fatalf("loops %d, %d", a.Loop, a.Phases[0].Loop)
+	}
+}

@@ -389,11 +389,11 @@ func (p *parser) task(m jsonc.Member) error {
 		}
 	}
 	if loop != nil {
-		n, ok := loop.Int()
-		if !ok || (n != -1 && n < 1) {
-			return p.errf(loop.Pos, "%s: loop must be -1 (forever) or a positive integer", where)
+		n, ok := loopCount(loop)
+		if !ok {
+			return p.errf(loop.Pos, "%s: loop must be %s", where, loopRange)
 		}
-		t.Loop = int(n)
+		t.Loop = n
 	}
 	if phases != nil {
 		if len(direct.Events) > 0 {
@@ -429,11 +429,11 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 		ph := &Phase{Name: m.Key, Loop: 1}
 		for _, km := range p.members(m.Value, pw) {
 			if km.Key == "loop" {
-				n, ok := km.Value.Int()
-				if !ok || (n != -1 && n < 1) {
-					return p.errf(km.Value.Pos, "%s: loop must be -1 (forever) or a positive integer", pw)
+				n, ok := loopCount(km.Value)
+				if !ok {
+					return p.errf(km.Value.Pos, "%s: loop must be %s", pw, loopRange)
 				}
-				ph.Loop = int(n)
+				ph.Loop = n
 				continue
 			}
 			ok, err := p.prop(km, &ph.Props, pw, false)
