@@ -30,6 +30,27 @@ const (
 	// (4294967296 was 0 on the host).
 	MaxLoop = math.MaxInt32
 
+	// MaxFileSize bounds a workload file. Reading one costs up to some
+	// 75 bytes of memory per byte (the ordered tree, then the programs),
+	// so the worst file takes about 300 MB (a 100 MB file took 5.5 GB and
+	// 45 s); the built-in scenarios are a few kB.
+	MaxFileSize = 4 << 20
+	// MaxEvents bounds the events of all task definitions together
+	// (after repeated keys collapse): each costs the parser and the
+	// runners a few hundred bytes.
+	MaxEvents = 1 << 18
+	// MaxThreads bounds the threads a workload has at once: the initial
+	// ones (the sum of "instance") here, and the live ones, forks
+	// included, in the simulator, as --pids-max bounds a host run. Each
+	// costs the simulator about a kB; make-j100000, the largest
+	// built-in, has some 10⁵ live.
+	MaxThreads = 1 << 18
+	// MaxInstances bounds one task's "instance".
+	MaxInstances = 100000
+	// MaxCPUList bounds the length of a "cpus" list: lab.MaxCPUs, the
+	// most CPUs a simulation has (the host runner has fewer).
+	MaxCPUList = 4096
+
 	// MaxGroupDepth bounds the nesting of a task-group path: the
 	// simulator walks a task's groups at every enqueue and dequeue.
 	MaxGroupDepth = 64

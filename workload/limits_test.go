@@ -2,7 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -98,4 +100,72 @@ func TestLoopsFitACInt(t *testing.T) {
 	if a := s.Tasks[0]; a.Loop != MaxLoop || a.Phases[0].Loop != MaxLoop {
 		t.Fatalf("loops %d, %d", a.Loop, a.Phases[0].Loop)
 	}
+}
+
+// What a file can make the parser and the engine hold is bounded: its
+// size, its events, the threads it starts and its CPU lists, each refused
+// with a message that names the limit.
+func TestWorkloadSizeIsBounded(t *testing.T) {
+	small := `{"tasks": {"a": {"run": 1}}}`
+	padded := small + strings.Repeat(" ", MaxFileSize)
+	wantParse := func(js string, want ...string) {
+		t.Helper()
+		_, err := Parse("w.json", []byte(js))
+		if err == nil {
+			t.Errorf("%.80s… (%d bytes): no error", js, len(js))
+			return
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%.80s…: error %q lacks %q", js, err, w)
+			}
+		}
+	}
+	wantParse(padded, fmt.Sprintf("w.json: %d bytes: a workload file is at most 4194304 bytes (4 MiB)", len(padded)))
+	mustParse(t, small+strings.Repeat(" ", MaxFileSize-len(small)))
+
+	dir := t.TempDir()
+	file := dir + "/big.json"
+	if err := os.WriteFile(file, []byte(padded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), file+": "+fmt.Sprint(len(padded))+" bytes: a workload file is at most") {
+		t.Errorf("Load of a %d-byte file: %v", len(padded), err)
+	}
+	// A file that is not regular has no size to check first: Load reads
+	// no more than the limit and a byte of it.
+	fifo := dir + "/fifo.json"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		f.Write([]byte(padded)) // stops with EPIPE once Load has closed it
+	}()
+	if _, _, err := Load(fifo, nil); err == nil || !strings.Contains(err.Error(), fifo+": more than 4194304 bytes") {
+		t.Errorf("Load of an endless file: %v", err)
+	}
+
+	wantError(t, `{"tasks": {"a": {"instance": 100000, "run": 1}, "b": {"instance": 100000, "run": 1},
+		"c": {"run": 1, "instance": 62145}}}`, `w.json:2:31: task "c": the tasks so far start 262145 threads: a workload starts at most 262144`)
+	wantError(t, `{"tasks": {"a": {"instance": 100001, "run": 1}}}`, "instance must be an integer from 0 to 100000")
+	mustParse(t, `{"tasks": {"a": {"instance": 100000, "run": 1}, "b": {"instance": 100000, "run": 1}, "c": {"instance": 62144, "run": 1}}}`)
+	cpus := strings.Repeat("0, ", MaxCPUList)
+	wantError(t, `{"tasks": {"a": {"cpus": [`+cpus+`0], "run": 1}}}`, `w.json:1:26: task "a": cpus lists 4097 CPUs: at most 4096`)
+	mustParse(t, `{"tasks": {"a": {"cpus": [`+cpus[:len(cpus)-2]+`], "run": 1}}}`)
+
+	if testing.Short() {
+		t.Skip("the events bound needs a 3 MB file")
+	}
+	var b strings.Builder
+	b.WriteString(`{"tasks": {"a": {"loop": 1, "phases": {"p": {`)
+	for i := range MaxEvents {
+		fmt.Fprintf(&b, `"run%d": 1, `, i)
+	}
+	b.WriteString(`}}}, "b": {"sleep": 1}}}`)
+	wantError(t, b.String(), `task "b": event "sleep" is the file's 262145th: a workload has at most 262144 events`)
 }

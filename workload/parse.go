@@ -92,6 +92,9 @@ type parser struct {
 	forks   []forkRef
 	resumes []forkRef
 	groups  map[string]uint64
+	// events and threads count what the file asks for so far, against
+	// MaxEvents and MaxThreads.
+	events, threads int
 }
 
 // forkRef is a fork event whose target is resolved once all tasks are read.
@@ -108,6 +111,9 @@ func (p *parser) errf(pos jsonc.Pos, format string, args ...any) error {
 
 // Parse reads an rt-app workload. file names the source in error messages.
 func Parse(file string, data []byte) (*Spec, error) {
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("%d bytes: a workload file is at most %d bytes (%d MiB)", len(data), MaxFileSize, MaxFileSize>>20)}
+	}
 	root, err := jsonc.Parse(data)
 	if err != nil {
 		if se, ok := err.(*jsonc.SyntaxError); ok {
@@ -341,15 +347,16 @@ func (p *parser) task(m jsonc.Member) error {
 	where := fmt.Sprintf("task %q", name)
 	var phases *jsonc.Value
 	var loop *jsonc.Value
+	instPos := v.Pos
 	direct := &Phase{Name: name, Loop: 1}
 	for _, km := range p.members(v, where) {
 		switch km.Key {
 		case "instance":
 			n, ok := km.Value.Int()
-			if !ok || n < 0 || n > 100000 {
-				return p.errf(km.Value.Pos, "%s: instance must be an integer >= 0 (0: a template for fork)", where)
+			if !ok || n < 0 || n > MaxInstances {
+				return p.errf(km.Value.Pos, "%s: instance must be an integer from 0 to %d (0: a template for fork)", where, MaxInstances)
 			}
-			t.Instances = int(n)
+			t.Instances, instPos = int(n), km.Value.Pos
 		case "delay":
 			ns, ok := microsToNS(km.Value)
 			if !ok {
@@ -387,6 +394,11 @@ func (p *parser) task(m jsonc.Member) error {
 				return err
 			}
 		}
+	}
+	// The engine creates every initial thread before the first event:
+	// their number, not the file's size, is what a short file can blow up.
+	if p.threads += t.Instances; p.threads > MaxThreads {
+		return p.errf(instPos, "%s: the tasks so far start %d threads: a workload starts at most %d (the sum of \"instance\")", where, p.threads, MaxThreads)
 	}
 	if loop != nil {
 		n, ok := loopCount(loop)
@@ -493,6 +505,9 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 		if v.Kind != jsonc.Array || len(v.Elems) == 0 {
 			return false, p.errf(v.Pos, "%s: cpus must be a non-empty array of CPU numbers", where)
 		}
+		if len(v.Elems) > MaxCPUList {
+			return false, p.errf(v.Pos, "%s: cpus lists %d CPUs: at most %d", where, len(v.Elems), MaxCPUList)
+		}
 		for _, e := range v.Elems {
 			n, ok := e.Int()
 			if !ok || n < 0 || n > 1<<16 {
@@ -531,6 +546,9 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 }
 
 func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
+	if p.events++; p.events > MaxEvents {
+		return p.errf(m.KeyPos, "%s: event %q is the file's %dth: a workload has at most %d events (the bound keeps the memory reading it takes to a few hundred MB)", where, m.Key, p.events, MaxEvents)
+	}
 	typ := eventKey(m.Key)
 	ev := Event{Key: m.Key}
 	v := m.Value

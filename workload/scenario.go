@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -582,13 +583,41 @@ func Scenario(name string, params map[string]string) ([]byte, error) {
 	return l.render(t, vals)
 }
 
+// readFile reads a workload file, but never more of it than MaxFileSize
+// and a byte: a file over the limit, or one without end such as
+// /dev/zero, is refused before it fills the memory.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooBig := func(size string) error {
+		return &Error{File: name, Msg: fmt.Sprintf("%s bytes: a workload file is at most %d bytes (%d MiB)", size, MaxFileSize, MaxFileSize>>20)}
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, tooBig(strconv.FormatInt(st.Size(), 10))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooBig(fmt.Sprintf("more than %d", MaxFileSize))
+	}
+	return data, nil
+}
+
 // Load reads a workload given on the command line: a file if arg names one
 // (or ends in .json), otherwise a built-in scenario rendered with params.
 // name is what reports call it: the argument, followed by the parameters
 // given, if any ("make-j10 exec_us=500").
 func Load(arg string, params map[string]string) (spec *Spec, name string, err error) {
-	data, ferr := os.ReadFile(arg)
+	data, ferr := readFile(arg)
+	var tooBig *Error
 	switch {
+	case errors.As(ferr, &tooBig):
+		return nil, "", ferr
 	case ferr == nil:
 		name = arg
 		if len(params) > 0 {
