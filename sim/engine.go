@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"schedlab/sched"
 	"schedlab/trace"
@@ -90,6 +91,11 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Duration <= 0 {
 		return nil, fmt.Errorf("sim: duration must be positive, got %d ns", cfg.Duration)
+	}
+	// Beyond it the engine's sums of a time and a length could wrap, and
+	// the tick grid's products do.
+	if cfg.Duration > workload.MaxNS {
+		return nil, fmt.Errorf("sim: a duration of %v is longer than a simulation may be (10⁷ s, about 115 days)", time.Duration(cfg.Duration))
 	}
 	if cfg.Params.HZ <= 0 {
 		return nil, fmt.Errorf("sim: HZ must be positive, got %d", cfg.Params.HZ)
@@ -312,17 +318,25 @@ func (e *Engine) resolve() {
 func (e *Engine) armTick(c *CPU) {
 	// Jiffy k starts at floor(k·10⁹/HZ). When HZ does not divide 10⁹ (300)
 	// the first guess can round back onto now: step on until strictly after.
-	k := e.now*e.p.HZ/1e9 + 1
-	when := k * 1e9 / e.p.HZ
+	k := e.jiffy(e.now) + 1
+	when := e.jiffyStart(k)
 	for when <= e.now {
 		k++
-		when = k * 1e9 / e.p.HZ
+		when = e.jiffyStart(k)
 	}
 	if c.tickT.armed() && c.tickT.when == when {
 		return
 	}
 	e.q.arm(&c.tickT, when)
 }
+
+// jiffy is floor(t·HZ/10⁹), the jiffy t falls in, and jiffyStart is
+// floor(k·10⁹/HZ), where jiffy k starts. Each is computed in two parts
+// (whole seconds, then the rest) to the same values as the plain
+// products, which would wrap past 10⁷ s at HZ 1000.
+func (e *Engine) jiffy(t int64) int64 { return t/1e9*e.p.HZ + t%1e9*e.p.HZ/1e9 }
+
+func (e *Engine) jiffyStart(k int64) int64 { return k/e.p.HZ*1e9 + k%e.p.HZ*1e9/e.p.HZ }
 
 // schedule is the core scheduler's __schedule() for one CPU.
 func (e *Engine) schedule(c *CPU) {
@@ -592,13 +606,28 @@ func (e *Engine) resumeTarget(ev *workload.Event) *Task {
 	return nil
 }
 
+// maxDraw is the longest a random duration is drawn: twice the longest
+// simulation, so that what starts at any time of a run still ends after
+// it, as any longer draw would. A lognormal of sigma 10 draws past int64
+// (where the conversion from float is undefined, a negative sleep on
+// amd64) some hundred times in a million.
+const maxDraw = 2 * workload.MaxNS
+
+// drawNS converts a drawn length to ns.
+func drawNS(f float64) int64 {
+	if f >= maxDraw {
+		return maxDraw
+	}
+	return int64(f)
+}
+
 // draw returns a duration for one execution of an event.
 func (e *Engine) draw(d workload.Duration) int64 {
 	switch d.Dist {
 	case workload.LogNormal:
-		return int64(float64(d.Median) * math.Exp(d.Sigma*e.rng.NormFloat64()))
+		return drawNS(float64(d.Median) * math.Exp(d.Sigma*e.rng.NormFloat64()))
 	case workload.Exponential:
-		return int64(float64(d.Mean) * e.rng.ExpFloat64())
+		return drawNS(float64(d.Mean) * e.rng.ExpFloat64())
 	case workload.Uniform:
 		if d.Max <= d.Min {
 			return d.Min

@@ -153,8 +153,17 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.PeriodDur, owner: t}
 	pt.t = timer{kind: tkPosix, ptmr: pt}
 	first := t.first + e.period(pt.period)
-	for first <= e.now {
-		first += e.period(pt.period)
+	if p := pt.period.Fixed; pt.period.Dist == workload.Fixed {
+		// The expiries the thread has already passed, in one step: a
+		// thread that first waits long after its start (a sleep of days
+		// before a 1 µs timer) would otherwise count them one by one.
+		if first <= e.now {
+			first += ((e.now-first)/p + 1) * p
+		}
+	} else {
+		for first <= e.now {
+			first += e.period(pt.period)
+		}
 	}
 	e.q.arm(&pt.t, first)
 	e.posix = append(e.posix, pt)

@@ -1,0 +1,54 @@
+package sim
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"schedlab/workload"
+)
+
+// A wide lognormal draws past int64, whose conversion from float is
+// undefined (a negative length on amd64): draws are held at maxDraw.
+func TestDrawsStayInRange(t *testing.T) {
+	e := &Engine{rng: rand.New(rand.NewPCG(1, 2))}
+	d := workload.Duration{Dist: workload.LogNormal, Median: workload.MaxNS, Sigma: 10}
+	x := workload.Duration{Dist: workload.Exponential, Mean: workload.MaxNS}
+	capped := 0
+	for range 100000 {
+		for _, dd := range []workload.Duration{d, x} {
+			v := e.draw(dd)
+			if v < 0 || v > maxDraw {
+				t.Fatalf("draw of %+v: %d ns", dd, v)
+			}
+			if v == maxDraw {
+				capped++
+			}
+		}
+	}
+	if capped == 0 {
+		t.Error("no draw reached the cap")
+	}
+	if drawNS(1e300) != maxDraw || drawNS(12.7) != 12 {
+		t.Error("drawNS")
+	}
+}
+
+// The tick grid is exact to the end of the longest simulation: the
+// products now·HZ and k·10⁹ wrap past 9.2·10¹⁵ ns at HZ 1000.
+func TestJiffiesDoNotWrap(t *testing.T) {
+	for _, hz := range []int64{100, 250, 300, 1000} {
+		e := &Engine{p: Params{HZ: hz}}
+		for _, now := range []int64{0, 1, 999_999_999, 1e9, 3_333_333, 9_223_372_036_854, 9.3e15, workload.MaxNS - 1, workload.MaxNS} {
+			want := new(big.Int).Div(new(big.Int).Mul(big.NewInt(now), big.NewInt(hz)), big.NewInt(1e9))
+			k := e.jiffy(now)
+			if k != want.Int64() {
+				t.Errorf("HZ %d: jiffy(%d) = %d, want %v", hz, now, k, want)
+			}
+			start := new(big.Int).Div(new(big.Int).Mul(big.NewInt(k+1), big.NewInt(1e9)), big.NewInt(hz))
+			if got := e.jiffyStart(k + 1); got != start.Int64() {
+				t.Errorf("HZ %d: jiffyStart(%d) = %d, want %v", hz, k+1, got, start)
+			}
+		}
+	}
+}
