@@ -306,3 +306,17 @@ func TestAnalyzeEscapesComms(t *testing.T) {
 		t.Errorf("comm %q", oc.Report.Tasks[0].Comm)
 	}
 }
+
+// A workload the engine cannot finish (zero-cost events looping at one
+// instant) is an input error, as a bad file is: the command exits 2.
+func TestWorkloadLoopIsInputError(t *testing.T) {
+	spec, err := workload.Parse("loop.json", []byte(`{"tasks": {"y": {"loop": -1, "yield": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Simulate(Request{Spec: spec, Name: "loop.json", Tunables: map[string]int64{"cost_yield_ns": 0}})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "simulation of loop.json: the workload makes no progress") {
+		t.Fatalf("got %v, want an input error saying the workload makes no progress", err)
+	}
+}

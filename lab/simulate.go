@@ -35,6 +35,12 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 		if errors.As(err, &ie) {
 			return nil, err
 		}
+		// A workload that loops without time passing, or forks without
+		// end, is a mistake in the input, like a bad file.
+		var we *sim.WorkloadError
+		if errors.As(err, &we) {
+			return nil, inputErr(fmt.Errorf("simulation of %s: %w", cfg.Name, err))
+		}
 		return nil, fmt.Errorf("simulation of %s failed: %w", cfg.Name, err)
 	}
 	r := &report.Run{

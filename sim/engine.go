@@ -78,6 +78,14 @@ type Engine struct {
 	events         uint64
 	traced         uint64
 	err            error
+
+	// still counts the events dispatched since the clock last advanced
+	// (progress.go); stall holds the threads seen looping once it is
+	// over the bound.
+	still uint64
+	stall []*stallSeen
+	// maxThreads bounds the threads alive at once (workload.MaxThreads).
+	maxThreads int
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the
@@ -123,6 +131,7 @@ func New(cfg Config) (*Engine, error) {
 
 		groupLoads:      map[*sched.Group]*groupLoad{},
 		deadRuntimeByID: map[int]int64{},
+		maxThreads:      workload.MaxThreads,
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
@@ -147,10 +156,15 @@ func New(cfg Config) (*Engine, error) {
 		e.groups[g.Path] = sg
 	}
 	e.rtState = make([]*rtTimerState, len(cfg.Spec.Timers))
+	threads := 0
 	for _, d := range cfg.Spec.Tasks {
 		if err := e.checkTaskDef(d); err != nil {
 			return nil, err
 		}
+		threads += d.Instances
+	}
+	if threads > e.maxThreads {
+		return nil, fmt.Errorf("sim: the workload starts %d threads: at most %d", threads, e.maxThreads)
 	}
 	return e, nil
 }
@@ -252,6 +266,18 @@ func (e *Engine) Advance(until int64) error {
 			break
 		}
 		e.q.pop()
+		if t.when != e.now {
+			e.still = 0
+		}
+		if e.still++; e.still > stallBase {
+			if limit := e.stallLimit(); e.still > limit {
+				e.stallNote(t)
+				if e.still > limit+stallWitness {
+					e.err = e.stallError()
+					break
+				}
+			}
+		}
 		e.now = t.when
 		e.events++
 		e.dispatch(t)
@@ -474,6 +500,11 @@ func (e *Engine) start(t *Task) {
 // fork is clone() completing in parent: the child exists, is placed by the
 // class and woken as a new task.
 func (e *Engine) fork(parent *Task) {
+	if e.live+e.pending >= e.maxThreads {
+		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) forks a thread at %d ns with %d alive, the most the simulator holds at once: a fork loop? (the threads forked must end; on the host --pids-max bounds it)",
+			parent.st.Comm, parent.st.PID, e.now, e.live+e.pending)}
+		return
+	}
 	d := e.spec.Tasks[parent.forkDef]
 	child := e.newTask(d, parent, 0)
 	child.st.Group = parent.st.Group

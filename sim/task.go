@@ -92,7 +92,11 @@ func (e *Engine) complete(t *Task) {
 	c := e.cpus[t.st.CPU]
 	for n := 0; ; n++ {
 		if n == 1_000_000 {
-			e.err = fmt.Errorf("task %s (pid %d) makes no progress: its events take no time", t.st.Comm, t.st.PID)
+			e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) makes no progress at %d ns: a million of its events in a row took no time (the last %s); give one of them run or sleep time",
+				t.st.Comm, t.st.PID, e.now, t.doing())}
+			return
+		}
+		if e.err != nil { // a fork over the thread bound
 			return
 		}
 		switch t.action {
