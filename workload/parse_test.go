@@ -229,6 +229,8 @@ func FuzzParse(f *testing.F) {
 		`{"tasks": {"a": {"run": {"dist": "uniform", "min": 1, "max": 3}}}}`,
 		`{"global": {"taskgroups": {"/a/b": {"shares": 3}}}, "tasks": {"a": {"taskgroup": "/a/b", "run": 1}}}`,
 		`{"tasks": {"x": {"timer": {"ref": "k", "period": {"dist": "uniform", "min": 1, "max": 9}, "notify": "input"}, "resume": "y", "latency_end": 0}, "y": {"instance": 2, "suspend": 0}}}`,
+		`{"tasks": {"a": {"delay": 10000000000000, "loop": 2147483647, "run": 10000000000000, "taskgroup": "/user.slice/a"}}}`,
+		`{"tasks": {"a": {"delay": 10000000000001, "loop": 2147483648, "run": 18446744073709552, "taskgroup": "/a/../b"}}}`,
 		`{`, `[]`, `{"tasks": 1}`,
 	} {
 		f.Add([]byte(s))
@@ -242,16 +244,41 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		// Whatever parses is runnable: every phase has events, every fork
-		// and timer index is in range.
+		// and timer index is in range, and every count, time and path is
+		// within the language's limits.
+		inRange := func(d Duration) bool {
+			for _, v := range []int64{d.Fixed, d.Median, d.Mean, d.Min, d.Max} {
+				if v < 0 || v > MaxNS {
+					return false
+				}
+			}
+			return true
+		}
+		loopOK := func(n int) bool { return n == -1 || n >= 1 && n <= MaxLoop }
+		threads := 0
+		for _, g := range s.Groups {
+			if checkGroupPath(g.Path) != nil {
+				t.Fatalf("group path %q", g.Path)
+			}
+		}
 		for _, tk := range s.Tasks {
 			if len(tk.Phases) == 0 {
 				t.Fatal("task without phases")
+			}
+			if threads += tk.Instances; threads > MaxThreads || tk.Delay < 0 || tk.Delay > MaxNS || !loopOK(tk.Loop) {
+				t.Fatalf("task %q: %d threads so far, delay %d, loop %d", tk.Name, threads, tk.Delay, tk.Loop)
 			}
 			for _, ph := range tk.Phases {
 				if len(ph.Events) == 0 {
 					t.Fatal("phase without events")
 				}
+				if !loopOK(ph.Loop) {
+					t.Fatalf("phase loop %d", ph.Loop)
+				}
 				for _, ev := range ph.Events {
+					if !inRange(ev.Dur) || !inRange(ev.PeriodDur) || ev.Period > MaxNS {
+						t.Fatalf("event %q out of range: %+v", ev.Key, ev)
+					}
 					if ev.Kind == Fork && (ev.Fork < 0 || ev.Fork >= len(s.Tasks)) {
 						t.Fatal("fork index out of range")
 					}
