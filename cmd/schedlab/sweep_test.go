@@ -53,6 +53,18 @@ func TestShardsMergeLikeOneProcess(t *testing.T) {
 	}
 }
 
+// A sweep whose runs fail says which and exits non-zero: here a yield loop
+// at zero cost, which the grid's checks cannot see and the engine ends.
+func TestSweepFailuresExitNonZero(t *testing.T) {
+	wl := writeFile(t, "yield.json", `{"tasks": {"a": {"yield": 0}}}`)
+	grid := writeFile(t, "grid.json", `{"scenarios": ["`+wl+`"], "tunables": {"cost_yield_ns": [0]}, "duration": "100ms", "seeds": [1, 2]}`)
+	out := t.TempDir()
+	stdout, stderr, code := schedlab(t, "sweep", grid, "--out", out)
+	if code != 1 || !strings.Contains(stderr, "2 of 2 runs failed") || !strings.Contains(stderr, "cost_yield_ns") || !strings.Contains(stdout, "2 ran (2 failed)") {
+		t.Errorf("sweep with failing runs: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 // A grid that could only fail is refused before anything runs.
 func TestSweepRefusesBadGrid(t *testing.T) {
 	out := t.TempDir()
