@@ -53,7 +53,7 @@ type Claim struct {
 	Detail string
 }
 
-// Figure is a chart (an <svg> element, e.g. from CDFChart) with a caption.
+// Figure is a chart (an <svg> element, e.g. from TailChart) with a caption.
 type Figure struct {
 	Name    string // a file name stem for the figure alone (reproduce --svg)
 	SVG     string
@@ -290,7 +290,7 @@ type RunFigures struct {
 }
 
 // RunSection is the section of one run (simulated, measured or read from
-// a trace): its settings, the latency statistics, CDFs and histograms of
+// a trace): its settings, the latency statistics, tail plots and histograms of
 // both latencies, the per-CPU timeline and the per-task table.
 func RunSection(title string, r *Run, f RunFigures) Section {
 	s := Section{Title: title}
@@ -408,7 +408,7 @@ type Comparison struct {
 	Metrics    []string // the figures compared, in column order: "median", "max", "avg"
 	Rows       []ComparisonRow
 	Claims     []Claim
-	// Samples says what the CDFs and histograms were drawn from, e.g.
+	// Samples says what the tail plots and histograms were drawn from, e.g.
 	// "timer latency of all 10 runs of each configuration".
 	Samples string
 	// TimelineNote says which run the timelines show.

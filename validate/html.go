@@ -7,7 +7,7 @@ import (
 )
 
 // Samples are the latency samples (ns) of all runs of one side, for the
-// HTML report's CDFs. They are not part of the JSON.
+// HTML report's tail plots. They are not part of the JSON.
 type Samples struct {
 	Timer, Wakeup []int64
 }

@@ -77,7 +77,7 @@ docs/trace-format.md says and counted in the report's notes (and under
 // outputs are the optional files of run, analyze and measure: --trace
 // writes the event stream (run only) as ftrace text or, for a file named
 // .perfetto-trace or .pftrace, as a Perfetto trace; --html a
-// self-contained report with the latency CDFs, histograms and a timeline
+// self-contained report with the latency tail plots, histograms and a timeline
 // of the first moments.
 type outputs struct {
 	tracePath, htmlPath, window string
@@ -97,7 +97,7 @@ func (o *outputs) flags(cmd *cobra.Command, withTrace bool) {
 	if withTrace {
 		f.StringVar(&o.tracePath, "trace", "", "write the events to `FILE`: a Perfetto trace (protobuf, every task under its process) if it ends in .perfetto-trace or .pftrace, else ftrace text (6.x tracefs layout, nanosecond timestamps) for analyze or the Perfetto UI; - for text on standard output, the report then going to standard error")
 	}
-	f.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (CDFs, histograms, per-CPU timeline) to `FILE`")
+	f.StringVar(&o.htmlPath, "html", "", "write a self-contained HTML report (latency tail plots, histograms, per-CPU timeline) to `FILE`")
 	f.StringVar(&o.window, "timeline", "100ms", "length of the per-CPU timeline in the HTML report")
 }
 

@@ -43,7 +43,7 @@ func reproduceCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {\"experiments\": [...]} instead of tables")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report (tables, claims, bars, CDFs, histograms, timelines) to `FILE`")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report (tables, claims, bars with each run, latency tail plots, histograms, timelines) to `FILE`")
 	cmd.Flags().StringVar(&svgDir, "svg", "", "also write each figure as an SVG file into DIR (created if needed)")
 	return cmd
 }

@@ -88,7 +88,7 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 	f.IntVar(&runs, "runs", 5, "runs on each side")
 	f.StringArrayVar(&set, "set", nil, "change a tunable or engine parameter of the simulation, NAME=VALUE (repeatable), to try a model against the host")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	f.StringVar(&htmlPath, "html", "", "write a self-contained HTML report (table, verdicts, bar charts, CDFs of both sides) to `FILE`")
+	f.StringVar(&htmlPath, "html", "", "write a self-contained HTML report (table, verdicts, bar charts, tail plots of both sides) to `FILE`")
 	f.StringVar(&mdPath, "markdown", "", "write the table as a Markdown section (VALIDATION.md's form) to `FILE`")
 	f.BoolVar(&rtApp, "rt-app", false, "also run the file with rt-app 1.0 and show its wu_lat")
 	return cmd
