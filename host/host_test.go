@@ -113,6 +113,10 @@ func TestRunOnHost(t *testing.T) {
 			if ours[e.NextPID] {
 				delete(pendingWake, e.NextPID)
 			}
+			// A task leaving a CPU ran, whether or not its switch-in is in
+			// the trace (this host's tracefs leaves out some switches away
+			// from idle, VALIDATION.md): its wakeup was served.
+			delete(pendingWake, e.PID)
 			// A new thread or process names itself once it runs, so its
 			// name shows when it leaves the CPU.
 			if ours[e.PID] {
