@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,12 @@ func reproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce [ID...]",
 		Short: "Run the seed experiments and print paper beside simulation, with a verdict on every claim",
+		Long: "Run the seed experiments (all, or the IDs given) and print each mail's table beside the\n" +
+			"simulation's, with a verdict on every claim it makes. docs/seeds.md describes the mails.\n\n" +
+			"Experiments: " + strings.Join(experimentIDs(), ", "),
+		Example: `  schedlab reproduce
+  schedlab reproduce start-nice check-preempt-tick --json
+  schedlab reproduce --html reproduce.html --svg figures/`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			exps, err := experiment.Lookup(ids)
 			if err != nil {
@@ -46,6 +53,14 @@ func reproduceCmd() *cobra.Command {
 	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report (tables, claims, bars with each run, latency tail plots, histograms, timelines) to `FILE`")
 	cmd.Flags().StringVar(&svgDir, "svg", "", "also write each figure as an SVG file into DIR (created if needed)")
 	return cmd
+}
+
+func experimentIDs() []string {
+	var ids []string
+	for _, e := range experiment.All() {
+		ids = append(ids, e.ID)
+	}
+	return ids
 }
 
 // progress reports runs done on a terminal's stderr, and nothing when
