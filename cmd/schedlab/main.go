@@ -10,6 +10,7 @@
 //	schedlab scenario show NAME
 //	schedlab sweep GRID.json [--out DIR] [--index I --count N]
 //	schedlab sweep merge DIR [--csv|--json] [--svg FILE]
+//	schedlab kernels [list | fetch NAME...]
 //	schedlab version
 //
 // Errors in what the user gave exit with status 2, other failures with 1.
@@ -40,7 +41,7 @@ func main() {
 	}
 	root.SetVersionTemplate("schedlab {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd(), versionCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd(), kernelsCmd(), versionCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError
