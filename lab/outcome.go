@@ -8,6 +8,7 @@ import (
 	"schedlab/host"
 	"schedlab/report"
 	"schedlab/trace"
+	"schedlab/vm"
 )
 
 // Outcome is what one run came to, whatever produced its events.
@@ -34,11 +35,13 @@ type Origin uint8
 const (
 	Simulation Origin = iota + 1 // the simulator
 	HostKernel                   // the host runner, on this machine's kernel
+	VMKernel                     // the host runner as init of a kernel in a VM
 	TraceFile                    // a trace a user brought
 )
 
 // Source is where an outcome came from, with the facts of that origin:
-// exactly one of the pointers is set, the one Origin names.
+// exactly one of the pointers is set, the one Origin names (Host for
+// both real-kernel origins).
 type Source struct {
 	Origin Origin
 	Sim    *Simulated
@@ -60,6 +63,8 @@ type Measured struct {
 	TimerDelivery analyze.Stats
 	// Trace is what reading the recording found.
 	Trace *analyze.TraceResult
+	// VM is the virtual machine the kernel ran in (nil: the host's own).
+	VM *vm.Result
 }
 
 // Traced is a trace file's reading.

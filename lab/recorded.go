@@ -13,6 +13,7 @@ import (
 	"schedlab/host"
 	"schedlab/report"
 	"schedlab/trace"
+	"schedlab/vm"
 )
 
 // AnalyzeTrace reads the trace at path ("-": stdin) and reports it as run
@@ -159,4 +160,31 @@ func orNone(s string) string {
 		return "none (autogroup)"
 	}
 	return s
+}
+
+// AnalyzeVM reports a run in a virtual machine as AnalyzeRecording reports
+// a host run; the headline says which kernel, how many vCPUs and how the
+// guest's time passed, and what init did besides the run is in the
+// warnings.
+func AnalyzeVM(res *vm.Result, name string, keep Keep) (*Outcome, error) {
+	o, err := AnalyzeRecording(res.Recording, name, keep)
+	if err != nil {
+		return nil, err
+	}
+	rec, r := res.Recording, o.Report
+	fa := o.Source.Host.Facts
+	r.Policy = "vm " + fa.Kernel
+	r.Headline = fmt.Sprintf("measured %s in a VM: kernel %s (Linux %s, %s), %d vCPU(s), virtual time: %s; CPUs %s (online %s), %.3f s, seed %d, cgroup %s",
+		name, res.Kernel.Name, fa.Kernel, res.Kernel.Sched(), res.VCPUs, res.Clock, cpuText(rec.CPUs), fa.CPUs, float64(r.SimNS)/1e9, rec.Seed, orNone(fa.Cgroup))
+	r.Headline += fmt.Sprintf("\nboot to init %.1f s, whole run %.1f s of wall time", res.Boot.Seconds(), res.Wall.Seconds())
+	if len(res.Retries) > 0 {
+		r.Headline += fmt.Sprintf(" (%d failed boot(s) retried)", len(res.Retries))
+	}
+	if fa.TimerDeliveryN > 0 {
+		r.Headline += fmt.Sprintf("\ntimer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d", fa.TimerDeliveryUS, fa.TimerDeliveryN)
+	}
+	r.Warnings = append(append(append([]string(nil), res.Guest...), res.Retries...), r.Warnings...)
+	o.Source.Origin = VMKernel
+	o.Source.Host.VM = res
+	return o, nil
 }

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"schedlab/host"
 	"schedlab/lab"
 	"schedlab/vm"
+	"schedlab/workload"
 )
 
 func kernelsCmd() *cobra.Command {
@@ -76,4 +79,72 @@ func kernelError(err error) error {
 		return &lab.InputError{Err: err}
 	}
 	return err
+}
+
+// vmFlags are measure's options of a run in a virtual machine.
+type vmFlags struct {
+	kernel, warmup, console string
+	vcpus, memory           int
+}
+
+func (v *vmFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&v.kernel, "kernel", "", "run in a VM with this kernel: a name of schedlab kernels list, or the path of a bzImage/vmlinuz")
+	f.IntVar(&v.vcpus, "vcpus", 1, "the VM's CPUs (with --kernel)")
+	f.IntVar(&v.memory, "memory", 1024, "the VM's memory in MB (with --kernel)")
+	f.StringVar(&v.console, "console", "", "copy the VM's console to `FILE` (with --kernel)")
+	f.StringVar(&v.warmup, "warmup", "1s", "a discarded run of the same workload before the measured one, in the VM (the first run after boot is much slower); 0 for none")
+}
+
+type vmRun struct {
+	vm.Options
+	timeout time.Duration // the default --timeout of a VM run
+}
+
+// options resolves the kernel and the workload's text for the guest,
+// which parses the same file.
+func (v *vmFlags) options(arg string, params []string, o host.Options) (vmRun, error) {
+	var r vmRun
+	k, err := vm.Resolve(v.kernel)
+	if err != nil {
+		return r, kernelError(err)
+	}
+	if v.vcpus < 1 || v.vcpus > 64 {
+		return r, &lab.InputError{Err: fmt.Errorf("--vcpus %d: 1 to 64", v.vcpus)}
+	}
+	if v.memory < 128 {
+		return r, &lab.InputError{Err: fmt.Errorf("--memory %d: at least 128 MB", v.memory)}
+	}
+	warm, err := lab.ParseDuration(v.warmup)
+	if v.warmup == "0" {
+		warm, err = 0, nil
+	}
+	if err != nil {
+		return r, &lab.InputError{Err: fmt.Errorf("--warmup: %w", err)}
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		p, perr := parseParams(params)
+		if perr != nil {
+			return r, perr
+		}
+		if data, err = workload.Scenario(arg, p); err != nil {
+			return r, &lab.InputError{Err: err}
+		}
+	}
+	r.Options = vm.Options{Kernel: k, VCPUs: v.vcpus, MemoryMB: v.memory, Name: o.Spec.Name, Workload: data,
+		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr}
+	if v.console != "" {
+		f, err := os.Create(v.console)
+		if err != nil {
+			return r, &lab.InputError{Err: fmt.Errorf("--console: %w", err)}
+		}
+		r.Console = f // closed at exit
+	}
+	if err := vm.Check(&r.Options); err != nil {
+		return r, kernelError(err)
+	}
+	// Emulated, a busy guest second takes several seconds of wall time.
+	r.timeout = 3*time.Minute + 20*(o.Duration+warm)
+	return r, nil
 }

@@ -26,12 +26,16 @@ import (
 
 	"schedlab/internal/buildinfo"
 	"schedlab/lab"
+	"schedlab/vm"
 )
 
 // usageError marks command-line mistakes (exit status 2).
 type usageError struct{ error }
 
 func main() {
+	if vm.IsGuest() {
+		vm.GuestMain() // schedlab is a VM's init: it runs the launcher's request and powers off
+	}
 	root := &cobra.Command{
 		Use:           "schedlab",
 		Short:         "A laboratory for Linux fair-scheduler wakeup latency",

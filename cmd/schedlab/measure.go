@@ -21,6 +21,7 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/trace/perfetto"
+	"schedlab/vm"
 	"schedlab/workload"
 )
 
@@ -155,6 +156,7 @@ func measureCmd() *cobra.Command {
 	var tasks int
 	var tracePath string
 	var out outputs
+	var v vmFlags
 	cmd := &cobra.Command{
 		Use:   "measure SCENARIO|FILE.json",
 		Short: "Run a workload on the host kernel and report its latencies as run does",
@@ -166,7 +168,13 @@ Needs root and tracefs. The workload runs in a cgroup of its own
 (schedlab-<pid>, one level below the root, as a session's autogroup would),
 with its task groups below it. SIGINT, SIGTERM and --timeout stop the run;
 every process it started, its cgroups and its tracefs instance are removed
-then as at the end, and it says so on stderr.`,
+then as at the end, and it says so on stderr.
+
+--kernel NAME|PATH runs it instead inside that kernel in a virtual machine
+(QEMU, TCG with -icount shift=0,sleep=off: guest time is counted in
+instructions, so runs repeat whatever the machine's load), with schedlab
+itself as the guest's init; no root is needed on the machine. NAME is one
+of schedlab kernels list, fetched first.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o, name, timeout, err := h.resolve(a[0])
@@ -174,8 +182,6 @@ then as at the end, and it says so on stderr.`,
 				return err
 			}
 			o.Log = os.Stderr
-			ctx, cancel := hostContext(timeout)
-			defer cancel()
 			keep, err := out.keep(nil, 0) // the HTML report, if asked for
 			if err != nil {
 				return err
@@ -185,6 +191,29 @@ then as at the end, and it says so on stderr.`,
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
 			}
+			if v.kernel != "" {
+				vo, err := v.options(a[0], h.params, o)
+				if err != nil {
+					return err
+				}
+				if !cmd.Flags().Changed("timeout") {
+					timeout = vo.timeout
+				}
+				ctx, cancel := hostContext(timeout)
+				defer cancel()
+				res, err := vm.Measure(ctx, vo.Options)
+				if err != nil {
+					return kernelError(err)
+				}
+				res.Recording.Spec = o.Spec
+				oc, err := lab.AnalyzeVM(res, name, keep)
+				if err != nil {
+					return err
+				}
+				return printMeasured(oc, a[0], tracePath, &out, asJSON, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
+			}
+			ctx, cancel := hostContext(timeout)
+			defer cancel()
 			rec, err := host.Run(ctx, o)
 			var ie *host.InterruptedError
 			if errors.As(err, &ie) && len(rec.Trace) > 0 {
@@ -203,23 +232,7 @@ then as at the end, and it says so on stderr.`,
 			if err != nil {
 				return err
 			}
-			if tracePath != "" {
-				if err := writeRecording(tracePath, rec); err != nil {
-					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
-				}
-			}
-			if err := out.writeHTML("schedlab measure "+a[0], oc); err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
-					*report.Run
-					Host host.Facts `json:"host"`
-				}{oc.Report, oc.Source.Host.Facts})
-			}
-			return oc.Report.WriteText(os.Stdout, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
+			return printMeasured(oc, a[0], tracePath, &out, asJSON, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 		},
 	}
 	h.add(cmd)
@@ -230,5 +243,29 @@ then as at the end, and it says so on stderr.`,
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
 	out.flags(cmd, false)
+	v.add(cmd)
 	return cmd
+}
+
+// printMeasured writes a real kernel's outcome: the trace and HTML files
+// asked for, then the report.
+func printMeasured(oc *lab.Outcome, arg, tracePath string, out *outputs, asJSON bool, to report.TextOptions) error {
+	rec := oc.Source.Host.Recording
+	if tracePath != "" {
+		if err := writeRecording(tracePath, rec); err != nil {
+			return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
+		}
+	}
+	if err := out.writeHTML("schedlab measure "+arg, oc); err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*report.Run
+			Host host.Facts `json:"host"`
+		}{oc.Report, oc.Source.Host.Facts})
+	}
+	return oc.Report.WriteText(os.Stdout, to)
 }

@@ -1,0 +1,277 @@
+package vm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"schedlab/host"
+	"schedlab/workload"
+)
+
+// IsGuest says whether this process is schedlab as a VM guest's init:
+// PID 1 with the launcher's request in its root. A container's PID 1 has
+// no request, and stays a plain schedlab.
+func IsGuest() bool {
+	if os.Getpid() != 1 {
+		return false
+	}
+	_, err := os.Stat(requestPath)
+	return err == nil
+}
+
+// dataPort is the guest's end of the launcher's channel: the second
+// serial port (the first is the console).
+const dataPort = "/dev/ttyS1"
+
+// GuestMain is init in the guest: it sets up the kernel's file systems,
+// runs the launcher's request as a host run, sends the recording back and
+// powers off. It never returns; whatever happens, the machine ends.
+func GuestMain() {
+	defer powerOff()
+	logf("schedlab guest: init started")
+	if err := mountAll(); err != nil {
+		logf("schedlab guest: %v", err)
+		return
+	}
+	port, err := os.OpenFile(dataPort, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		// Without the channel nothing can be reported but on the console.
+		logf("schedlab guest: cannot open %s: %v", dataPort, err)
+		return
+	}
+	makeRaw(port)
+	fw := &frameWriter{w: port}
+	defer func() {
+		if p := recover(); p != nil {
+			fw.send(kindError, fmt.Appendf(nil, "the guest's init panicked: %v", p))
+		}
+		fw.send(kindDone, nil)
+		port.Sync()
+	}()
+	if err := guest(fw); err != nil {
+		logf("schedlab guest: %v", err)
+		fw.send(kindError, []byte(err.Error()))
+	}
+}
+
+func logf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", a...)
+}
+
+func powerOff() {
+	syscall.Sync()
+	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
+	// Still here (no ACPI?): init's end panics the kernel, and panic=-1
+	// with QEMU's -no-reboot ends the machine.
+	os.Exit(1)
+}
+
+// mountAll mounts what the host runner and its workload expect of a
+// machine. devtmpfs first: the kernel mounts nothing in an initramfs.
+func mountAll() error {
+	type m struct{ src, dir, fs, data string }
+	for _, x := range []m{{"devtmpfs", "/dev", "devtmpfs", ""}, {"proc", "/proc", "proc", ""}, {"sysfs", "/sys", "sysfs", ""}} {
+		if err := mount(x.src, x.dir, x.fs, x.data); err != nil && !errors.Is(err, syscall.EBUSY) {
+			return err
+		}
+	}
+	return nil
+}
+
+func mount(src, dir, fs, data string) error {
+	os.MkdirAll(dir, 0o755)
+	if err := syscall.Mount(src, dir, fs, 0, data); err != nil {
+		return fmt.Errorf("mount -t %s %s %s: %w", fs, src, dir, err)
+	}
+	return nil
+}
+
+// mountCgroups mounts the cgroup controllers as this project's host has
+// them (v1, a hierarchy per controller: cpu.shares is exact there), else
+// the unified v2 hierarchy, for a kernel without v1.
+func mountCgroups() []string {
+	var notes []string
+	root := host.CgroupRoot
+	if err := mount("tmpfs", root, "tmpfs", "mode=755"); err != nil {
+		return []string{err.Error()}
+	}
+	var v1 []string
+	for _, c := range []string{"cpu", "pids", "memory"} {
+		if err := mount("cgroup", filepath.Join(root, c), "cgroup", c); err == nil {
+			v1 = append(v1, c)
+		}
+	}
+	if len(v1) == 3 {
+		return nil
+	}
+	if len(v1) == 0 {
+		syscall.Unmount(root, 0)
+		if err := mount("cgroup2", root, "cgroup2", ""); err != nil {
+			return []string{"no cgroups: " + err.Error()}
+		}
+		return []string{"cgroup v2 (the kernel has no v1 controllers): cpu.shares become cpu.weight"}
+	}
+	notes = append(notes, fmt.Sprintf("cgroup v1 controllers %s only", strings.Join(v1, ", ")))
+	return notes
+}
+
+// makeRaw sets a tty to raw mode (cfmakeraw), so that bytes pass as they
+// are: no newline translation, no echo, no signals.
+func makeRaw(f *os.File) {
+	var t syscall.Termios
+	fd := f.Fd()
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCGETS, uintptr(unsafe.Pointer(&t))); e != 0 {
+		return
+	}
+	t.Iflag &^= syscall.IGNBRK | syscall.BRKINT | syscall.PARMRK | syscall.ISTRIP | syscall.INLCR | syscall.IGNCR | syscall.ICRNL | syscall.IXON
+	t.Oflag &^= syscall.OPOST
+	t.Lflag &^= syscall.ECHO | syscall.ECHONL | syscall.ICANON | syscall.ISIG | syscall.IEXTEN
+	t.Cflag &^= syscall.CSIZE | syscall.PARENB
+	t.Cflag |= syscall.CS8
+	syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCSETS, uintptr(unsafe.Pointer(&t)))
+}
+
+func guest(fw *frameWriter) error {
+	var u syscall.Utsname
+	syscall.Uname(&u)
+	fw.send(kindHello, []byte(cstr(u.Release[:])))
+	var notes []string
+	for _, x := range [][3]string{{"tracefs", "/sys/kernel/tracing", "tracefs"}, {"debugfs", "/sys/kernel/debug", "debugfs"}} {
+		if err := mount(x[0], x[1], x[2], ""); err != nil {
+			notes = append(notes, err.Error())
+		}
+	}
+	notes = append(notes, mountCgroups()...)
+	b, err := os.ReadFile(requestPath)
+	if err != nil {
+		return err
+	}
+	var req request
+	if err := json.Unmarshal(b, &req); err != nil {
+		return fmt.Errorf("the launcher's request: %w", err)
+	}
+	notes = append(notes, onlineCPUs(req.VCPUs)...)
+	notes = append(notes, "scheduler tunables: "+tunables())
+	spec, err := workload.Parse(req.Name, req.Workload)
+	if err != nil {
+		return err
+	}
+	spec.Name = req.Name
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	progress := make(chan string, 1)
+	progress <- "booted"
+	go heartbeat(ctx, fw, progress)
+	o := host.Options{Spec: spec, CPUs: req.CPUs, Seed: req.Seed, BufferKB: req.BufferKB, Limits: req.Limits, Log: os.Stderr}
+	if req.Warmup > 0 {
+		// The first run after boot meets cold caches, page faults of the
+		// binary and the kernel's first-time allocations: much slower.
+		o.Duration = req.Warmup
+		setProgress(progress, "warm-up")
+		t0 := time.Now()
+		if _, err := host.Run(ctx, o); err != nil {
+			return fmt.Errorf("the warm-up run: %w", err)
+		}
+		notes = append(notes, fmt.Sprintf("warm-up: one %v run of the same workload before the measured one, discarded (%.2f s of guest time)", req.Warmup, time.Since(t0).Seconds()))
+	}
+	o.Duration = req.Duration
+	setProgress(progress, "measuring")
+	rec, err := host.Run(ctx, o)
+	if rec == nil {
+		return err
+	}
+	setProgress(progress, "sending")
+	w := toWire(rec)
+	w.Guest = notes
+	if err != nil {
+		w.Error = err.Error()
+	}
+	j, _ := json.Marshal(w)
+	if err := fw.send(kindResult, j); err != nil {
+		return err
+	}
+	return fw.send(kindTrace, rec.Trace)
+}
+
+func setProgress(ch chan string, s string) {
+	select {
+	case <-ch:
+	default:
+	}
+	ch <- s
+}
+
+// heartbeat tells the launcher the guest still runs, every guest second.
+func heartbeat(ctx context.Context, fw *frameWriter, progress chan string) {
+	state := ""
+	for {
+		select {
+		case s := <-progress:
+			state = s
+		default:
+		}
+		fw.send(kindAlive, []byte(state))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// onlineCPUs brings the vCPUs beyond the boot CPU online: the launcher
+// boots with maxcpus=1, since some kernels hang bringing up a second CPU
+// under icount at boot but not later.
+func onlineCPUs(n int) []string {
+	var on []string
+	var notes []string
+	for c := 1; c < n; c++ {
+		p := fmt.Sprintf("/sys/devices/system/cpu/cpu%d/online", c)
+		if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) == "1" {
+			continue
+		}
+		if err := os.WriteFile(p, []byte("1"), 0); err != nil {
+			notes = append(notes, fmt.Sprintf("CPU %d could not be brought online: %v", c, err))
+			continue
+		}
+		on = append(on, strconv.Itoa(c))
+	}
+	if len(on) > 0 {
+		notes = append(notes, fmt.Sprintf("booted with maxcpus=1, CPU(s) %s brought online by init (the kernel rescales its tunables to the online CPUs then, as at boot)", strings.Join(on, ",")))
+	}
+	return notes
+}
+
+// tunables reads the fair class's debugfs tunables the guest kernel has.
+func tunables() string {
+	var out []string
+	for _, n := range []string{"latency_ns", "min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "tunable_scaling"} {
+		if b, err := os.ReadFile("/sys/kernel/debug/sched/" + n); err == nil {
+			out = append(out, n+"="+strings.TrimSpace(string(b)))
+		}
+	}
+	if len(out) == 0 {
+		return "unreadable (no /sys/kernel/debug/sched)"
+	}
+	return strings.Join(out, " ")
+}
+
+func cstr(b []int8) string {
+	s := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		s = append(s, byte(c))
+	}
+	return string(s)
+}

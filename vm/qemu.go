@@ -1,0 +1,442 @@
+package vm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"schedlab/host"
+)
+
+// QEMU is the emulator the launcher runs (Debian's qemu-system-x86).
+const QEMU = "qemu-system-x86_64"
+
+// Options are one measurement in a VM.
+type Options struct {
+	Kernel *Kernel
+	// VCPUs is the guest's CPU count (default 1).
+	VCPUs int
+	// MemoryMB is the guest's memory (default 1024).
+	MemoryMB int
+	// Name and Workload are the workload's name in reports and its
+	// rt-app JSON; the guest parses it as the host would.
+	Name     string
+	Workload []byte
+	// Duration, Seed, CPUs, BufferKB and Limits are the host run's.
+	Duration time.Duration
+	Seed     uint64
+	CPUs     []int
+	BufferKB int
+	Limits   host.Limits
+	// Warmup is a discarded run before the measured one (0: none).
+	Warmup time.Duration
+	// Init is the binary the guest runs as init: schedlab itself
+	// (default os.Executable()).
+	Init string
+	// BootTimeout bounds the wall time from QEMU's start to init's first
+	// word (default 120 s: a busy 2-core machine boots 6.1 in 10 to 60 s
+	// under TCG, an idle one in a few); Silence bounds the time between two words of
+	// the guest after that (default 60 s).
+	BootTimeout, Silence time.Duration
+	// Retries is how often a boot that dies before init is tried again
+	// (default 2).
+	Retries int
+	// Log receives progress and the guest's log lines (nil: discarded);
+	// Console, when set, every byte of the guest's console.
+	Log, Console io.Writer
+}
+
+// Result is a measurement in a VM.
+type Result struct {
+	Recording *host.Recording
+	Kernel    *Kernel
+	VCPUs     int
+	// Clock is how guest time passes: "icount" (TCG, one instruction a
+	// nanosecond, whatever the machine's load).
+	Clock string
+	// Boot is the wall time from QEMU's start to init; Wall, to the
+	// end of the recording's transfer.
+	Boot, Wall time.Duration
+	// Retries are the boots that failed before the one that ran.
+	Retries []string
+	// Guest is what init did besides the run.
+	Guest []string
+}
+
+// BootError is a guest that did not reach init: the kernel did not boot,
+// panicked or hung, with the console's last lines.
+type BootError struct {
+	Msg     string
+	Console []string
+}
+
+func (e *BootError) Error() string {
+	return fmt.Sprintf("%s; the console's last lines:\n  %s", e.Msg, strings.Join(e.Console, "\n  "))
+}
+
+// GuestError is a guest that booted and then failed or stopped
+// answering.
+type GuestError struct {
+	Msg     string
+	Console []string
+}
+
+func (e *GuestError) Error() string {
+	if len(e.Console) == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("%s; the console's last lines:\n  %s", e.Msg, strings.Join(e.Console, "\n  "))
+}
+
+// Check says whether a VM run can start: QEMU present, the kernel
+// readable, a guest init that has the host runner. It starts nothing.
+func Check(o *Options) error {
+	if _, err := exec.LookPath(QEMU); err != nil {
+		return &InputError{Msg: fmt.Sprintf("%s is missing: install Debian's qemu-system-x86 (apt-get install qemu-system-x86)", QEMU)}
+	}
+	if o.Kernel == nil {
+		return &InputError{Msg: "no kernel given"}
+	}
+	if _, err := os.Stat(o.Kernel.Image); err != nil {
+		return &InputError{Msg: fmt.Sprintf("kernel %s: %v", o.Kernel.Name, err)}
+	}
+	if o.Init == "" && !host.HaveRunner {
+		return &InputError{Msg: "this schedlab was built without cgo, so the guest it would boot as init has no host runner: build it with cgo (CGO_ENABLED=1 go build ./cmd/schedlab)"}
+	}
+	if o.VCPUs < 0 || o.VCPUs > 64 {
+		return &InputError{Msg: fmt.Sprintf("--vcpus %d: 1 to 64", o.VCPUs)}
+	}
+	return nil
+}
+
+// Measure boots the kernel under QEMU (TCG with icount), runs the workload
+// in it as a host run and returns the recording. Every temporary file and
+// QEMU itself are gone when it returns, also when ctx ends first (the
+// error then wraps context.Cause(ctx)).
+func Measure(ctx context.Context, o Options) (*Result, error) {
+	if err := Check(&o); err != nil {
+		return nil, err
+	}
+	if o.VCPUs == 0 {
+		o.VCPUs = 1
+	}
+	if o.MemoryMB == 0 {
+		o.MemoryMB = 1024
+	}
+	if o.BootTimeout == 0 {
+		o.BootTimeout = 120 * time.Second
+	}
+	if o.Silence == 0 {
+		o.Silence = 60 * time.Second
+	}
+	if o.Retries == 0 {
+		o.Retries = 2
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Init == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		o.Init = exe
+	}
+	dir, err := os.MkdirTemp("", "schedlab-vm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	req, _ := json.Marshal(request{Name: o.Name, Workload: o.Workload, Duration: o.Duration, Warmup: o.Warmup,
+		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs})
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	f, err := os.Create(initrd)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = buildInitramfs(bw, o.Init, req)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building the initramfs: %w", err)
+	}
+	res := &Result{Kernel: o.Kernel, VCPUs: o.VCPUs, Clock: "icount"}
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		err := boot(ctx, &o, dir, initrd, res)
+		var be *BootError
+		if errors.As(err, &be) && attempt < o.Retries && ctx.Err() == nil {
+			msg := fmt.Sprintf("boot %d failed: %s (last console line: %s)", attempt+1, be.Msg, last(be.Console))
+			res.Retries = append(res.Retries, msg)
+			fmt.Fprintf(o.Log, "schedlab: %s; booting again\n", msg)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Wall = time.Since(start)
+		return res, nil
+	}
+}
+
+func last(lines []string) string {
+	if len(lines) == 0 {
+		return "none"
+	}
+	return lines[len(lines)-1]
+}
+
+// cmdline is the kernel's command line. maxcpus=1: 6.1 hangs at "x86:
+// Booting SMP configuration" under icount, and init brings the other vCPUs
+// online instead; tsc=reliable keeps the clocksource watchdog from
+// doubting an emulated TSC; panic=-1 with -no-reboot turns a panic into
+// QEMU's exit; nokaslr because 6.12 oopsed early in some boots without.
+func cmdline() string {
+	return "console=ttyS0 loglevel=4 panic=-1 nokaslr maxcpus=1 tsc=reliable rdinit=/init"
+}
+
+func qemuArgs(o *Options, initrd, sock string) []string {
+	return []string{
+		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+		"-machine", "pc", "-accel", "tcg", "-icount", "shift=0,sleep=off",
+		"-m", fmt.Sprint(o.MemoryMB), "-smp", fmt.Sprint(o.VCPUs),
+		"-kernel", o.Kernel.Image, "-initrd", initrd, "-append", cmdline(),
+		"-serial", "stdio", "-serial", "unix:" + sock,
+	}
+}
+
+// console keeps the last lines of the guest's console.
+type console struct {
+	mu    sync.Mutex
+	lines []string
+	part  strings.Builder
+}
+
+func (c *console) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range string(b) {
+		switch ch {
+		case '\r':
+		case '\n':
+			c.lines = append(c.lines, c.part.String())
+			if len(c.lines) > 200 {
+				c.lines = c.lines[len(c.lines)-100:]
+			}
+			c.part.Reset()
+		default:
+			c.part.WriteRune(ch)
+		}
+	}
+	return len(b), nil
+}
+
+func (c *console) last(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := append([]string(nil), c.lines...)
+	if c.part.Len() > 0 {
+		l = append(l, c.part.String())
+	}
+	var out []string
+	for _, s := range l {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+type frame struct {
+	kind    string
+	payload []byte
+	err     error
+}
+
+// boot runs QEMU once. A guest that never says hello is a *BootError,
+// which Measure retries.
+func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) error {
+	sock := filepath.Join(dir, "data.sock")
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	con := &console{}
+	var conW io.Writer = con
+	if o.Console != nil {
+		conW = io.MultiWriter(con, o.Console)
+	}
+	var qerr strings.Builder
+	cmd := exec.Command(QEMU, qemuArgs(o, initrd, sock)...)
+	cmd.Stdout, cmd.Stderr = conW, &qerr
+	// QEMU dies with the launcher, however the launcher dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", QEMU, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	kill := func() {
+		cmd.Process.Kill()
+		<-exited
+	}
+	frames := make(chan frame, 16)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			frames <- frame{err: err}
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReaderSize(c, 1<<20)
+		for {
+			k, p, err := readFrame(r)
+			frames <- frame{kind: k, payload: p, err: err}
+			if err != nil || k == kindDone {
+				return
+			}
+		}
+	}()
+	fmt.Fprintf(o.Log, "schedlab: booting %s (Linux %s) under %s: TCG, icount, %d vCPU(s), %d MB\n", o.Kernel.Name, o.Kernel.Release, QEMU, o.VCPUs, o.MemoryMB)
+	hello := false
+	deadline := time.NewTimer(o.BootTimeout)
+	defer deadline.Stop()
+	var wire *wireRecording
+	var trace []byte
+	var guestErr string
+	var qemuGone bool
+	var lastAlive string
+	var qemuErr error
+	gone := func() error {
+		msg := fmt.Sprintf("QEMU exited (%v) before the guest finished", orExit(qemuErr))
+		if q := strings.TrimSpace(qerr.String()); q != "" {
+			msg += ": " + lastLines(q, 3)
+		}
+		if !hello {
+			return &BootError{Msg: "the guest did not reach init: " + msg, Console: con.last(15)}
+		}
+		if guestErr != "" {
+			msg = "the guest failed: " + guestErr
+		}
+		return &GuestError{Msg: msg, Console: con.last(15)}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			kill()
+			return fmt.Errorf("stopped QEMU and removed its files: %w", context.Cause(ctx))
+		case err := <-exited:
+			// QEMU ended: the guest powered off, panicked (panic=-1,
+			// -no-reboot) or QEMU failed. Frames still in flight are read
+			// first, for a moment.
+			exited, qemuGone, qemuErr = nil, true, err
+			resetTimer(deadline, 5*time.Second)
+		case <-deadline.C:
+			if qemuGone {
+				return gone()
+			}
+			kill()
+			if !hello {
+				return &BootError{Msg: fmt.Sprintf("the guest did not reach init within %v", o.BootTimeout), Console: con.last(15)}
+			}
+			return &GuestError{Msg: fmt.Sprintf("the guest stopped answering (nothing for %v)", o.Silence), Console: con.last(15)}
+		case f := <-frames:
+			if f.err != nil {
+				if qemuGone {
+					return gone()
+				}
+				kill()
+				msg := fmt.Sprintf("the guest's channel failed: %v", f.err)
+				if !hello {
+					return &BootError{Msg: msg, Console: con.last(15)}
+				}
+				return &GuestError{Msg: msg, Console: con.last(15)}
+			}
+			if !qemuGone {
+				resetTimer(deadline, o.Silence)
+			}
+			switch f.kind {
+			case kindHello:
+				hello = true
+				res.Boot = time.Since(t0)
+				fmt.Fprintf(o.Log, "schedlab: guest init runs on Linux %s after %.1f s\n", f.payload, res.Boot.Seconds())
+			case kindAlive:
+				if p := string(f.payload); p != lastAlive {
+					lastAlive = p
+					fmt.Fprintf(o.Log, "schedlab: guest: %s (%.1f s after QEMU's start)\n", p, time.Since(t0).Seconds())
+				}
+			case kindError:
+				guestErr = string(f.payload)
+			case kindResult:
+				wire = &wireRecording{}
+				if err := json.Unmarshal(f.payload, wire); err != nil {
+					kill()
+					return fmt.Errorf("the guest's recording: %w", err)
+				}
+			case kindTrace:
+				trace = f.payload
+				fmt.Fprintf(o.Log, "schedlab: received the recording (%d bytes of trace) %.1f s after QEMU's start\n", len(trace), time.Since(t0).Seconds())
+			case kindDone:
+				// The guest powers off now; give it a moment.
+				if !qemuGone {
+					select {
+					case <-exited:
+					case <-time.After(20 * time.Second):
+						kill()
+					}
+				}
+				if wire == nil || trace == nil {
+					if guestErr == "" {
+						guestErr = "it sent no recording"
+					}
+					return &GuestError{Msg: "the guest failed: " + guestErr, Console: con.last(15)}
+				}
+				res.Recording = wire.recording(trace)
+				res.Guest = wire.Guest
+				if wire.Error != "" {
+					return &GuestError{Msg: "the run in the guest failed: " + wire.Error}
+				}
+				return nil
+			}
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(d)
+}
+
+func orExit(err error) string {
+	if err == nil {
+		return "status 0"
+	}
+	return err.Error()
+}
