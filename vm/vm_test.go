@@ -1,0 +1,187 @@
+package vm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"schedlab/host"
+	"schedlab/internal/testskip"
+	"schedlab/lab"
+	"schedlab/trace"
+	"schedlab/vm"
+	"schedlab/workload"
+)
+
+// TestMain makes this test binary a guest's init when the launcher boots
+// it (the VM test passes it as Init): it then runs the request and powers
+// the machine off instead of running tests.
+func TestMain(m *testing.M) {
+	if vm.IsGuest() {
+		vm.GuestMain()
+	}
+	os.Exit(m.Run())
+}
+
+// vmWorkload is a 10 ms rt-app timer beside a busy loop, and a task that
+// forks a process every 100 ms: timers, wakeups, thread and process
+// forks, each in countable numbers.
+const vmWorkload = `{"global": {"duration": 2}, "tasks": {
+	"tick": {"timer": {"ref": "t", "period": 10000}, "run": 200},
+	"hog": {"run": 5000, "sleep": 1000},
+	"spawner": {"sleep": 100000, "fork": "child"},
+	"child": {"instance": 0, "process": true, "loop": 1, "run": 1000}
+}}`
+
+type collect []trace.Event
+
+func (c *collect) Event(e *trace.Event) { *c = append(*c, *e) }
+
+// needKernel gives the cached debian-6.1, fetching it once, or skips
+// saying why it cannot be had.
+func needKernel(t *testing.T) *vm.Kernel {
+	t.Helper()
+	testskip.Uncached()
+	if testing.Short() {
+		testskip.Skip(t, "-short: no VM boots")
+	}
+	if !host.HaveRunner {
+		testskip.Skip(t, "built without cgo: the guest's init would have no host runner")
+	}
+	if _, err := exec.LookPath(vm.QEMU); err != nil {
+		testskip.Skip(t, "%s is not installed (Debian's qemu-system-x86; .ci/setup installs it)", vm.QEMU)
+	}
+	k, err := vm.Cached("debian-6.1")
+	var nf *vm.NotFetchedError
+	if errors.As(err, &nf) {
+		var log bytes.Buffer
+		if k, err = vm.Fetch("debian-6.1", &log); err != nil {
+			testskip.Skip(t, "kernel debian-6.1 cannot be fetched here: %v", err)
+		}
+		t.Logf("%s", log.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// A 2 s workload in Debian's 6.1 (CFS) under QEMU: the recording comes
+// back whole and consistent, as a host run's (host_test.go's
+// TestRunOnHost). Never a latency threshold.
+func TestMeasureInVM(t *testing.T) {
+	k := needKernel(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := workload.Parse("vm.json", []byte(vmWorkload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := vm.Measure(ctx, vm.Options{Kernel: k, VCPUs: 1, Name: "vm.json", Workload: []byte(vmWorkload),
+		Duration: 2 * time.Second, Seed: 1, Warmup: 200 * time.Millisecond, Init: exe, Log: &log})
+	t.Logf("%s", log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Recording
+	rec.Spec = spec
+	if len(rec.WorkerErrors) > 0 {
+		t.Errorf("worker errors: %q", rec.WorkerErrors)
+	}
+	if !strings.HasPrefix(rec.Facts.Kernel, "6.1.") || res.Kernel.Sched() != "CFS" {
+		t.Errorf("guest kernel %q (%s), want 6.1 CFS", rec.Facts.Kernel, res.Kernel.Sched())
+	}
+	oc, err := lab.AnalyzeVM(res, "vm.json", lab.Keep{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := oc.Report
+	for _, want := range []string{"kernel debian-6.1", "1 vCPU(s)", "virtual time: icount"} {
+		if !strings.Contains(r.Headline, want) {
+			t.Errorf("headline lacks %q:\n%s", want, r.Headline)
+		}
+	}
+	t.Logf("boot %.1f s, wall %.1f s; timer %+v; wakeup %+v", res.Boot.Seconds(), res.Wall.Seconds(), r.TimerLatency, r.WakeupLatency)
+
+	var evs collect
+	if _, err := trace.Parse(bytes.NewReader(rec.Trace), &evs); err != nil {
+		t.Fatal(err)
+	}
+	ours := map[int32]bool{int32(rec.RootPID): true}
+	comms := map[string]int{}
+	pendingWake := map[int32]int64{}
+	running := map[int32]bool{}
+	forks := 0
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.Fork:
+			if ours[e.PID] {
+				ours[e.ChildPID] = true
+				forks++
+			}
+		case trace.Waking:
+			if ours[e.PID] && !running[e.PID] {
+				if _, ok := pendingWake[e.PID]; !ok {
+					pendingWake[e.PID] = e.TS
+				}
+			}
+		case trace.Switch:
+			running[e.PID], running[e.NextPID] = false, true
+			if ours[e.NextPID] {
+				delete(pendingWake, e.NextPID)
+			}
+			if ours[e.PID] {
+				comms[e.Comm]++
+			}
+		}
+	}
+	for pid, ts := range pendingWake {
+		if rec.End-ts > 50e6 {
+			t.Errorf("task %d woken at %d never ran (recording ends %d)", pid, ts, rec.End)
+		}
+	}
+	for _, c := range []string{"tick", "hog", "spawner", "child"} {
+		if comms[c] == 0 {
+			t.Errorf("no switch-out of a task named %q; seen %v", c, comms)
+		}
+	}
+	// 2 s of a 10 ms timer: about 200 expiries, each a sample or missed.
+	expiries := r.TimerLatency.Count
+	if r.TimerLatency.Missed != nil {
+		expiries += *r.TimerLatency.Missed
+	}
+	if expiries < 180 || expiries > 202 {
+		t.Errorf("%d timer samples + missed, want about 200", expiries)
+	}
+	for _, s := range oc.Timer {
+		if s < 0 {
+			t.Errorf("negative timer sample %d ns", s)
+		}
+	}
+	for _, s := range oc.Wakeup {
+		if s < 0 {
+			t.Errorf("negative wakeup sample %d ns", s)
+		}
+	}
+	if r.WakeupLatency.Count == 0 {
+		t.Errorf("no wakeup samples")
+	}
+	// The spawner forks a process every 100 ms: about 20, and the
+	// workload's own threads.
+	if comms["child"] < 15 || forks < 15+3 {
+		t.Errorf("%d child switch-outs, %d forks; want about 20 children", comms["child"], forks)
+	}
+	if rec.Overrun != 0 || rec.Dropped != 0 {
+		t.Errorf("events lost: overrun %d dropped %d", rec.Overrun, rec.Dropped)
+	}
+}
