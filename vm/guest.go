@@ -55,7 +55,7 @@ func GuestMain() {
 			fw.send(kindError, fmt.Appendf(nil, "the guest's init panicked: %v", p))
 		}
 		fw.send(kindDone, nil)
-		port.Sync()
+		drain(port)
 	}()
 	if err := guest(fw); err != nil {
 		logf("schedlab guest: %v", err)
@@ -122,6 +122,14 @@ func mountCgroups() []string {
 	}
 	notes = append(notes, fmt.Sprintf("cgroup v1 controllers %s only", strings.Join(v1, ", ")))
 	return notes
+}
+
+// drain waits until the tty has sent what was written to it (tcdrain:
+// TCSBRK with a non-zero argument): a write returns once the bytes are in
+// the tty's buffer, and powering off then would lose the recording's end.
+func drain(f *os.File) {
+	const tcsbrk = 0x5409 // asm-generic/ioctls.h
+	syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), tcsbrk, 1)
 }
 
 // makeRaw sets a tty to raw mode (cfmakeraw), so that bytes pass as they
@@ -251,16 +259,21 @@ func onlineCPUs(n int) []string {
 	return notes
 }
 
-// tunables reads the fair class's debugfs tunables the guest kernel has.
+// tunables reads the fair class's tunables the guest kernel has: in
+// debugfs since 5.13, in /proc/sys/kernel/sched_* before.
 func tunables() string {
 	var out []string
 	for _, n := range []string{"latency_ns", "min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "tunable_scaling"} {
-		if b, err := os.ReadFile("/sys/kernel/debug/sched/" + n); err == nil {
+		b, err := os.ReadFile("/sys/kernel/debug/sched/" + n)
+		if err != nil {
+			b, err = os.ReadFile("/proc/sys/kernel/sched_" + n)
+		}
+		if err == nil {
 			out = append(out, n+"="+strings.TrimSpace(string(b)))
 		}
 	}
 	if len(out) == 0 {
-		return "unreadable (no /sys/kernel/debug/sched)"
+		return "unreadable (neither /sys/kernel/debug/sched nor /proc/sys/kernel/sched_*)"
 	}
 	return strings.Join(out, " ")
 }
