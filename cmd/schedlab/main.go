@@ -2,7 +2,7 @@
 //
 //	schedlab reproduce [ID...] [--json]
 //	schedlab run SCENARIO|FILE.json [--policy P] [--features F] [--set NAME=VALUE]...
-//	schedlab measure SCENARIO|FILE.json [--cpus LIST] [--duration D] [--json] [--trace FILE]
+//	schedlab measure SCENARIO|FILE.json [--cpus LIST] [--duration D] [--json] [--trace FILE] [--kernel NAME|PATH [--vcpus N]]
 //	schedlab validate SCENARIO|FILE.json [--runs N] [--duration D] [--json] [--rt-app]
 //	schedlab analyze TRACE [--json] [--hist] [--html FILE] [--timeline D] [--tasks N]
 //	schedlab features [--policy P]
