@@ -82,7 +82,11 @@ type BootError struct {
 }
 
 func (e *BootError) Error() string {
-	return fmt.Sprintf("%s; the console's last lines:\n  %s", e.Msg, strings.Join(e.Console, "\n  "))
+	c := e.Console
+	if len(c) > 15 {
+		c = c[len(c)-15:]
+	}
+	return fmt.Sprintf("%s; the console's last lines:\n  %s", e.Msg, strings.Join(c, "\n  "))
 }
 
 // GuestError is a guest that booted and then failed or stopped
@@ -182,7 +186,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		err := boot(ctx, &o, dir, initrd, res)
 		var be *BootError
 		if errors.As(err, &be) && attempt < o.Retries && ctx.Err() == nil {
-			msg := fmt.Sprintf("boot %d failed: %s (last console line: %s)", attempt+1, be.Msg, last(be.Console))
+			msg := fmt.Sprintf("boot %d failed: %s (console: %s)", attempt+1, be.Msg, telling(be.Console))
 			res.Retries = append(res.Retries, msg)
 			fmt.Fprintf(o.Log, "schedlab: %s; booting again\n", msg)
 			continue
@@ -195,11 +199,20 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 }
 
-func last(lines []string) string {
-	if len(lines) == 0 {
-		return "none"
+// telling is the console line that says most of why a boot failed: a
+// panic's or an oops's first line, else the last line.
+func telling(lines []string) string {
+	for _, key := range []string{"Kernel panic", "BUG:", "Oops", "general protection fault"} {
+		for _, l := range lines {
+			if strings.Contains(l, key) {
+				return strings.TrimSpace(l)
+			}
+		}
 	}
-	return lines[len(lines)-1]
+	if len(lines) == 0 {
+		return "nothing"
+	}
+	return "last line " + strings.TrimSpace(lines[len(lines)-1])
 }
 
 // cmdline is the kernel's command line. maxcpus=1: 6.1 hangs at "x86:
@@ -266,6 +279,9 @@ func (c *console) last(n int) []string {
 	return out
 }
 
+// kindConnected is the launcher's own mark: QEMU opened the channel.
+const kindConnected = "connected"
+
 type frame struct {
 	kind    string
 	payload []byte
@@ -310,6 +326,7 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			return
 		}
 		defer c.Close()
+		frames <- frame{kind: kindConnected}
 		r := bufio.NewReaderSize(c, 1<<20)
 		for {
 			k, p, err := readFrame(r)
@@ -328,6 +345,7 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 	var guestErr string
 	var qemuGone bool
 	var lastAlive string
+	var connected bool
 	var qemuErr error
 	gone := func() error {
 		msg := fmt.Sprintf("QEMU exited (%v) before the guest finished", orExit(qemuErr))
@@ -335,7 +353,7 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			msg += ": " + lastLines(q, 3)
 		}
 		if !hello {
-			return &BootError{Msg: "the guest did not reach init: " + msg, Console: con.last(15)}
+			return &BootError{Msg: "the guest did not reach init: " + msg, Console: con.last(40)}
 		}
 		if guestErr != "" {
 			msg = "the guest failed: " + guestErr
@@ -352,6 +370,9 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			// -no-reboot) or QEMU failed. Frames still in flight are read
 			// first, for a moment.
 			exited, qemuGone, qemuErr = nil, true, err
+			if !connected {
+				return gone()
+			}
 			resetTimer(deadline, 5*time.Second)
 		case <-deadline.C:
 			if qemuGone {
@@ -359,25 +380,36 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			}
 			kill()
 			if !hello {
-				return &BootError{Msg: fmt.Sprintf("the guest did not reach init within %v", o.BootTimeout), Console: con.last(15)}
+				return &BootError{Msg: fmt.Sprintf("the guest did not reach init within %v", o.BootTimeout), Console: con.last(40)}
 			}
 			return &GuestError{Msg: fmt.Sprintf("the guest stopped answering (nothing for %v)", o.Silence), Console: con.last(15)}
 		case f := <-frames:
 			if f.err != nil {
+				if !qemuGone && errors.Is(f.err, io.EOF) {
+					// QEMU closes the channel as it exits: say why it
+					// exited rather than that the channel closed.
+					select {
+					case qemuErr = <-exited:
+						qemuGone = true
+					case <-time.After(5 * time.Second):
+					}
+				}
 				if qemuGone {
 					return gone()
 				}
 				kill()
 				msg := fmt.Sprintf("the guest's channel failed: %v", f.err)
 				if !hello {
-					return &BootError{Msg: msg, Console: con.last(15)}
+					return &BootError{Msg: msg, Console: con.last(40)}
 				}
 				return &GuestError{Msg: msg, Console: con.last(15)}
 			}
-			if !qemuGone {
+			if !qemuGone && f.kind != kindConnected {
 				resetTimer(deadline, o.Silence)
 			}
 			switch f.kind {
+			case kindConnected:
+				connected = true
 			case kindHello:
 				hello = true
 				res.Boot = time.Since(t0)
