@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -168,6 +169,11 @@ func guest(fw *frameWriter) error {
 		return fmt.Errorf("the launcher's request: %w", err)
 	}
 	notes = append(notes, onlineCPUs(req.VCPUs)...)
+	applied, err := applySched(req.Features, req.Set)
+	if err != nil {
+		return err
+	}
+	notes = append(notes, applied...)
 	notes = append(notes, "scheduler tunables: "+tunables())
 	spec, err := workload.Parse(req.Name, req.Workload)
 	if err != nil {
@@ -259,15 +265,83 @@ func onlineCPUs(n int) []string {
 	return notes
 }
 
-// tunables reads the fair class's tunables the guest kernel has: in
-// debugfs since 5.13, in /proc/sys/kernel/sched_* before.
+// fairTunables are the fair class's tunables a kernel may have, by their
+// file names (the simulator's names without "sched_").
+var fairTunables = []string{"latency_ns", "min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "nr_migrate", "tunable_scaling"}
+
+// tunableFile is where the guest kernel keeps a tunable: debugfs since
+// 5.13, /proc/sys/kernel/sched_* before ("" if it has none).
+func tunableFile(name string) string {
+	for _, p := range []string{"/sys/kernel/debug/sched/" + name, "/proc/sys/kernel/sched_" + name} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// featuresFile is the kernel's sched_features file: debugfs's sched/
+// since 5.13, its top level before.
+func featuresFile() string {
+	for _, p := range []string{"/sys/kernel/debug/sched/features", "/sys/kernel/debug/sched_features"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// applySched writes the simulator's features and tunables to the guest
+// kernel's files; a name the kernel lacks is an input error that lists
+// what it has.
+func applySched(features []string, set [][2]string) ([]string, error) {
+	var notes []string
+	if len(features) > 0 {
+		ff := featuresFile()
+		if ff == "" {
+			return nil, errors.New(inputPrefix + "--features: the guest kernel has no sched_features file (CONFIG_SCHED_DEBUG off?)")
+		}
+		b, _ := os.ReadFile(ff)
+		have := strings.Fields(string(b))
+		for _, f := range features {
+			f = strings.TrimSpace(f)
+			name := strings.TrimPrefix(f, "NO_")
+			if !slices.Contains(have, name) && !slices.Contains(have, "NO_"+name) {
+				return nil, fmt.Errorf(inputPrefix+"--features: the guest kernel has no sched feature %s (it has: %s)", name, strings.Join(have, " "))
+			}
+			if err := os.WriteFile(ff, []byte(f), 0); err != nil {
+				return nil, fmt.Errorf("writing %s to %s: %w", f, ff, err)
+			}
+		}
+		b, _ = os.ReadFile(ff)
+		notes = append(notes, fmt.Sprintf("sched features set (%s): %s", strings.Join(features, ","), strings.TrimSpace(string(b))))
+	}
+	for _, kv := range set {
+		name := strings.TrimPrefix(kv[0], "sched_")
+		p := tunableFile(name)
+		if p == "" {
+			var has []string
+			for _, t := range fairTunables {
+				if tunableFile(t) != "" {
+					has = append(has, "sched_"+t)
+				}
+			}
+			return nil, fmt.Errorf(inputPrefix+"--set %s: the guest kernel has no such tunable (it has: %s)", kv[0], strings.Join(has, ", "))
+		}
+		if err := os.WriteFile(p, []byte(kv[1]), 0); err != nil {
+			return nil, fmt.Errorf(inputPrefix+"--set %s=%s: the guest kernel refused it (%s): %v", kv[0], kv[1], p, err)
+		}
+		b, _ := os.ReadFile(p)
+		notes = append(notes, fmt.Sprintf("set %s=%s (%s reads %s)", kv[0], kv[1], p, strings.TrimSpace(string(b))))
+	}
+	return notes, nil
+}
+
+// tunables reads the fair class's tunables the guest kernel has.
 func tunables() string {
 	var out []string
-	for _, n := range []string{"latency_ns", "min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "tunable_scaling"} {
-		b, err := os.ReadFile("/sys/kernel/debug/sched/" + n)
-		if err != nil {
-			b, err = os.ReadFile("/proc/sys/kernel/sched_" + n)
-		}
+	for _, n := range fairTunables {
+		b, err := os.ReadFile(tunableFile(n))
 		if err == nil {
 			out = append(out, n+"="+strings.TrimSpace(string(b)))
 		}

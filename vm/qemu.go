@@ -39,6 +39,11 @@ type Options struct {
 	CPUs     []int
 	BufferKB int
 	Limits   host.Limits
+	// Features (sched_features syntax, NO_ to clear) and Set (tunables
+	// by the simulator's names, such as sched_min_granularity_ns) are
+	// written to the guest kernel's sched debugfs files before the runs.
+	Features []string
+	Set      [][2]string
 	// Warmup is a discarded run before the measured one (0: none).
 	Warmup time.Duration
 	// Init is the binary the guest runs as init: schedlab itself
@@ -163,7 +168,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer os.RemoveAll(dir)
 	req, _ := json.Marshal(request{Name: o.Name, Workload: o.Workload, Duration: o.Duration, Warmup: o.Warmup,
-		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs})
+		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs, Features: o.Features, Set: o.Set})
 	initrd := filepath.Join(dir, "initramfs.cpio")
 	f, err := os.Create(initrd)
 	if err != nil {
@@ -356,6 +361,9 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			return &BootError{Msg: "the guest did not reach init: " + msg, Console: con.last(40)}
 		}
 		if guestErr != "" {
+			if m, ok := strings.CutPrefix(guestErr, inputPrefix); ok {
+				return &InputError{Msg: m}
+			}
 			msg = "the guest failed: " + guestErr
 		}
 		return &GuestError{Msg: msg, Console: con.last(15)}
@@ -440,6 +448,9 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 					}
 				}
 				if wire == nil || trace == nil {
+					if m, ok := strings.CutPrefix(guestErr, inputPrefix); ok {
+						return &InputError{Msg: m}
+					}
 					if guestErr == "" {
 						guestErr = "it sent no recording"
 					}

@@ -71,9 +71,10 @@ func needKernel(t *testing.T) *vm.Kernel {
 	return k
 }
 
-// A 2 s workload in Debian's 6.1 (CFS) under QEMU: the recording comes
-// back whole and consistent, as a host run's (host_test.go's
-// TestRunOnHost). Never a latency threshold.
+// A 2 s workload in Debian's 6.1 (CFS) under QEMU, with NO_START_DEBIT:
+// the feature reaches the kernel, and the recording comes back whole and
+// consistent, as a host run's (host_test.go's TestRunOnHost). Never a
+// latency threshold.
 func TestMeasureInVM(t *testing.T) {
 	k := needKernel(t)
 	exe, err := os.Executable()
@@ -88,13 +89,24 @@ func TestMeasureInVM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := vm.Measure(ctx, vm.Options{Kernel: k, VCPUs: 1, Name: "vm.json", Workload: []byte(vmWorkload),
-		Duration: 2 * time.Second, Seed: 1, Warmup: 200 * time.Millisecond, Init: exe, Log: &log})
+		Duration: 2 * time.Second, Seed: 1, Warmup: 200 * time.Millisecond, Init: exe, Log: &log,
+		Features: []string{"NO_START_DEBIT"}})
 	t.Logf("%s", log.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := res.Recording
 	rec.Spec = spec
+	// The feature reached the kernel's features file, read back after.
+	set := false
+	for _, n := range res.Guest {
+		if strings.HasPrefix(n, "sched features set") && strings.Contains(n+" ", " NO_START_DEBIT ") {
+			set = true
+		}
+	}
+	if !set {
+		t.Errorf("NO_START_DEBIT is not in the guest's features file; init's notes: %q", res.Guest)
+	}
 	if len(rec.WorkerErrors) > 0 {
 		t.Errorf("worker errors: %q", rec.WorkerErrors)
 	}

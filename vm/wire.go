@@ -39,7 +39,16 @@ type request struct {
 	BufferKB int           `json:"buffer_kb,omitempty"`
 	Limits   host.Limits   `json:"limits"`
 	VCPUs    int           `json:"vcpus"`
+	// Features and Set are written to the kernel's sched debugfs files
+	// before the runs: sched_features syntax, and simulator tunable names
+	// with their values.
+	Features []string    `json:"features,omitempty"`
+	Set      [][2]string `json:"set,omitempty"`
 }
+
+// inputPrefix marks a guest's error as the user's to fix (a feature or
+// tunable the kernel lacks).
+const inputPrefix = "input: "
 
 // wireRecording is a host.Recording without its trace (a frame of its
 // own) and its spec (the launcher has it).

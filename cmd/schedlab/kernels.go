@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -84,6 +85,8 @@ func kernelError(err error) error {
 // vmFlags are measure's options of a run in a virtual machine.
 type vmFlags struct {
 	kernel, warmup, console string
+	features                string
+	set                     []string
 	vcpus, memory           int
 }
 
@@ -92,6 +95,8 @@ func (v *vmFlags) add(cmd *cobra.Command) {
 	f.StringVar(&v.kernel, "kernel", "", "run in a VM with this kernel: a name of schedlab kernels list, or the path of a bzImage/vmlinuz")
 	f.IntVar(&v.vcpus, "vcpus", 1, "the VM's CPUs (with --kernel)")
 	f.IntVar(&v.memory, "memory", 1024, "the VM's memory in MB (with --kernel)")
+	f.StringVar(&v.features, "features", "", "with --kernel: sched features to set in the guest kernel, in its sched_features syntax: `LIST` such as NO_START_DEBIT")
+	f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
 	f.StringVar(&v.console, "console", "", "copy the VM's console to `FILE` (with --kernel)")
 	f.StringVar(&v.warmup, "warmup", "1s", "a discarded run of the same workload before the measured one, in the VM (the first run after boot is much slower); 0 for none")
 }
@@ -99,6 +104,14 @@ func (v *vmFlags) add(cmd *cobra.Command) {
 type vmRun struct {
 	vm.Options
 	timeout time.Duration // the default --timeout of a VM run
+}
+
+// hostOnly refuses the VM's own flags on a host run.
+func (v *vmFlags) hostOnly() error {
+	if v.features != "" || len(v.set) > 0 {
+		return &lab.InputError{Err: errors.New("--features and --set apply to runs in a VM (--kernel): this host's kernel is not changed")}
+	}
+	return nil
 }
 
 // options resolves the kernel and the workload's text for the guest,
@@ -134,6 +147,16 @@ func (v *vmFlags) options(arg string, params []string, o host.Options) (vmRun, e
 	}
 	r.Options = vm.Options{Kernel: k, VCPUs: v.vcpus, MemoryMB: v.memory, Name: o.Spec.Name, Workload: data,
 		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr}
+	if v.features != "" {
+		r.Features = strings.Split(v.features, ",")
+	}
+	for _, kv := range v.set {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || val == "" {
+			return r, &lab.InputError{Err: fmt.Errorf("--set %q: want NAME=VALUE", kv)}
+		}
+		r.Set = append(r.Set, [2]string{strings.TrimSpace(k), strings.TrimSpace(val)})
+	}
 	if v.console != "" {
 		f, err := os.Create(v.console)
 		if err != nil {

@@ -212,6 +212,9 @@ of schedlab kernels list, fetched first.`,
 				}
 				return printMeasured(oc, a[0], tracePath, &out, asJSON, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 			}
+			if err := v.hostOnly(); err != nil {
+				return err
+			}
 			ctx, cancel := hostContext(timeout)
 			defer cancel()
 			rec, err := host.Run(ctx, o)
