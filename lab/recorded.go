@@ -84,6 +84,12 @@ func AnalyzeTrace(path string, stdin io.Reader, keep Keep) (*Outcome, error) {
 // their wakeups are no samples and their rows are summed in a note. name
 // names the workload in the report.
 func AnalyzeRecording(rec *host.Recording, name string, keep Keep) (*Outcome, error) {
+	return analyzeRecording(rec, name, keep, false)
+}
+
+// analyzeRecording is AnalyzeRecording of a host's or (guest) a VM's
+// recording, whose other tasks are the guest's kernel threads and init.
+func analyzeRecording(rec *host.Recording, name string, keep Keep, guest bool) (*Outcome, error) {
 	at := newAttach(keep)
 	dm := analyze.NewDeliveryMeter()
 	extra := trace.Tee{dm}
@@ -129,7 +135,11 @@ func AnalyzeRecording(rec *host.Recording, name string, keep Keep) (*Outcome, er
 	}
 	rep.Tasks = rows
 	if others > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples; a task whose switch-outs the trace lacks, such as this host's sandbox agent, shows too much)", others, float64(otherNS)/1e6))
+		if guest {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other guest task(s) (kernel threads, init) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))
+		} else {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples; a task whose switch-outs the trace lacks, such as this host's sandbox agent, shows too much)", others, float64(otherNS)/1e6))
+		}
 	}
 	if rec.Overrun > 0 || rec.Dropped > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the ring buffer lost events (overrun %d, dropped %d): rerun with a bigger --buffer-kb", rec.Overrun, rec.Dropped))
@@ -167,7 +177,7 @@ func orNone(s string) string {
 // guest's time passed, and what init did besides the run is in the
 // warnings.
 func AnalyzeVM(res *vm.Result, name string, keep Keep) (*Outcome, error) {
-	o, err := AnalyzeRecording(res.Recording, name, keep)
+	o, err := analyzeRecording(res.Recording, name, keep, true)
 	if err != nil {
 		return nil, err
 	}
