@@ -268,7 +268,26 @@ func printMeasured(oc *lab.Outcome, arg, tracePath string, out *outputs, asJSON 
 		return enc.Encode(struct {
 			*report.Run
 			Host host.Facts `json:"host"`
-		}{oc.Report, oc.Source.Host.Facts})
+			VM   *vmFacts   `json:"vm,omitempty"`
+		}{oc.Report, oc.Source.Host.Facts, newVMFacts(oc.Source.Host.VM)})
 	}
 	return oc.Report.WriteText(os.Stdout, to)
+}
+
+// vmFacts are a VM run's facts in measure's JSON.
+type vmFacts struct {
+	Kernel  *vm.Kernel `json:"kernel"`
+	VCPUs   int        `json:"vcpus"`
+	Clock   string     `json:"virtual_time"`
+	BootS   float64    `json:"boot_s"`
+	WallS   float64    `json:"wall_s"`
+	Retries []string   `json:"boot_retries,omitempty"`
+	Guest   []string   `json:"guest,omitempty"`
+}
+
+func newVMFacts(r *vm.Result) *vmFacts {
+	if r == nil {
+		return nil
+	}
+	return &vmFacts{Kernel: r.Kernel, VCPUs: r.VCPUs, Clock: r.Clock, BootS: r.Boot.Seconds(), WallS: r.Wall.Seconds(), Retries: r.Retries, Guest: r.Guest}
 }
