@@ -16,14 +16,9 @@ import (
 	"schedlab/host"
 	"schedlab/internal/hosttest"
 	"schedlab/lab"
-	"schedlab/trace"
 	"schedlab/workload"
 )
 
-// collect is a trace.Sink keeping every event.
-type collect []trace.Event
-
-func (c *collect) Event(e *trace.Event) { *c = append(*c, *e) }
 
 // hostWorkload exercises every kind of thread the worker makes and every
 // code of its program (worker.h): an rt-app timer, a SIGEV_THREAD, a signal
@@ -83,58 +78,12 @@ func TestRunOnHost(t *testing.T) {
 		}
 	}
 
-	var evs collect
-	if _, err := trace.Parse(bytes.NewReader(res.Trace), &evs); err != nil {
-		t.Fatal(err)
-	}
-	// The workload's tasks, by following forks from the root.
-	ours := map[int32]bool{int32(res.RootPID): true}
-	comms := map[string]int{}
-	pendingWake := map[int32]int64{}
-	running := map[int32]bool{}
-	var marks, forks int
-	for _, e := range evs {
-		switch e.Kind {
-		case trace.Fork:
-			if ours[e.PID] {
-				ours[e.ChildPID] = true
-				forks++
-			}
-		case trace.Waking:
-			// A task woken while still on its CPU (it had not finished
-			// going to sleep) needs no switch-in.
-			if ours[e.PID] && !running[e.PID] {
-				if _, ok := pendingWake[e.PID]; !ok {
-					pendingWake[e.PID] = e.TS
-				}
-			}
-		case trace.Switch:
-			running[e.PID], running[e.NextPID] = false, true
-			if ours[e.NextPID] {
-				delete(pendingWake, e.NextPID)
-			}
-			// A task leaving a CPU ran, whether or not its switch-in is in
-			// the trace (this host's tracefs leaves out some switches away
-			// from idle, VALIDATION.md): its wakeup was served.
-			delete(pendingWake, e.PID)
-			// A new thread or process names itself once it runs, so its
-			// name shows when it leaves the CPU.
-			if ours[e.PID] {
-				comms[e.Comm]++
-			}
-		case trace.Mark:
-			if !ours[e.PID] {
-				t.Errorf("mark from a task outside the workload: %+v", e)
-			}
-			marks++
-		}
-	}
-	// Every wakeup of a workload task was followed by its switch-in, except
-	// those the end of the recording cut off (at most one per task).
-	for pid, ts := range pendingWake {
-		if res.End-ts > 50e6 {
-			t.Errorf("task %d woken at %d never ran (recording ends %d)", pid, ts, res.End)
-		}
+	// The workload's tasks, by following forks from the root; every
+	// wakeup of one was served, except those the end cut off.
+	w := hosttest.Follow(t, res.Trace, res.RootPID, res.End)
+	comms, forks := w.Comms, w.Forks
+	for _, e := range w.ForeignMarks {
+		t.Errorf("mark from a task outside the workload: %+v", e)
 	}
 	for _, c := range []string{"tick", "hog", "sig", "kbd", "spawner", "child", "waiter", "helper", "cb"} {
 		if comms[c] == 0 {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"schedlab/host"
+	"schedlab/internal/hosttest"
 	"schedlab/internal/testskip"
 	"schedlab/lab"
-	"schedlab/trace"
 	"schedlab/vm"
 	"schedlab/workload"
 )
@@ -37,10 +37,6 @@ const vmWorkload = `{"global": {"duration": 2}, "tasks": {
 	"spawner": {"sleep": 100000, "fork": "child"},
 	"child": {"instance": 0, "process": true, "loop": 1, "run": 1000}
 }}`
-
-type collect []trace.Event
-
-func (c *collect) Event(e *trace.Event) { *c = append(*c, *e) }
 
 // needKernel gives the cached debian-6.1, fetching it once, or skips
 // saying why it cannot be had.
@@ -125,43 +121,8 @@ func TestMeasureInVM(t *testing.T) {
 	}
 	t.Logf("boot %.1f s, wall %.1f s; timer %+v; wakeup %+v", res.Boot.Seconds(), res.Wall.Seconds(), r.TimerLatency, r.WakeupLatency)
 
-	var evs collect
-	if _, err := trace.Parse(bytes.NewReader(rec.Trace), &evs); err != nil {
-		t.Fatal(err)
-	}
-	ours := map[int32]bool{int32(rec.RootPID): true}
-	comms := map[string]int{}
-	pendingWake := map[int32]int64{}
-	running := map[int32]bool{}
-	forks := 0
-	for _, e := range evs {
-		switch e.Kind {
-		case trace.Fork:
-			if ours[e.PID] {
-				ours[e.ChildPID] = true
-				forks++
-			}
-		case trace.Waking:
-			if ours[e.PID] && !running[e.PID] {
-				if _, ok := pendingWake[e.PID]; !ok {
-					pendingWake[e.PID] = e.TS
-				}
-			}
-		case trace.Switch:
-			running[e.PID], running[e.NextPID] = false, true
-			if ours[e.NextPID] {
-				delete(pendingWake, e.NextPID)
-			}
-			if ours[e.PID] {
-				comms[e.Comm]++
-			}
-		}
-	}
-	for pid, ts := range pendingWake {
-		if rec.End-ts > 50e6 {
-			t.Errorf("task %d woken at %d never ran (recording ends %d)", pid, ts, rec.End)
-		}
-	}
+	w := hosttest.Follow(t, rec.Trace, rec.RootPID, rec.End)
+	comms, forks := w.Comms, w.Forks
 	for _, c := range []string{"tick", "hog", "spawner", "child"} {
 		if comms[c] == 0 {
 			t.Errorf("no switch-out of a task named %q; seen %v", c, comms)

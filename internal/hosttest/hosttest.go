@@ -4,10 +4,12 @@
 package hosttest
 
 import (
+	"bytes"
 	"testing"
 
 	"schedlab/host"
 	"schedlab/internal/testskip"
+	"schedlab/trace"
 )
 
 // Need skips t unless the host can run workloads (root, tracefs, a cgroup
@@ -22,4 +24,66 @@ func Need(t testing.TB) {
 	if _, err := host.Preflight(nil, true); err != nil {
 		testskip.Skip(t, "host runs impossible here: %v", err)
 	}
+}
+
+// Workload is what a recording shows of the workload that started at its
+// root process: the tasks followed through forks from it.
+type Workload struct {
+	Tasks map[int32]bool
+	// Comms counts the switch-outs of the workload's tasks by comm: a new
+	// thread or process names itself once it runs, so its name shows when
+	// it leaves a CPU.
+	Comms        map[string]int
+	Forks, Marks int
+	// ForeignMarks are marks written by tasks outside the workload.
+	ForeignMarks []trace.Event
+}
+
+// Follow reads a recording's ftrace text and fails t where the kernel
+// broke a promise: a workload task woken more than 50 ms before the end
+// that never ran. A task woken while still on its CPU needs no switch-in,
+// and one seen leaving a CPU ran whether or not its switch-in is in the
+// trace (this host's tracefs leaves out some switches away from idle).
+func Follow(t testing.TB, text []byte, root int, end int64) *Workload {
+	t.Helper()
+	var evs trace.Recorder
+	if _, err := trace.Parse(bytes.NewReader(text), &evs); err != nil {
+		t.Fatal(err)
+	}
+	w := &Workload{Tasks: map[int32]bool{int32(root): true}, Comms: map[string]int{}}
+	pending := map[int32]int64{}
+	running := map[int32]bool{}
+	for _, e := range evs.Events {
+		switch e.Kind {
+		case trace.Fork:
+			if w.Tasks[e.PID] {
+				w.Tasks[e.ChildPID] = true
+				w.Forks++
+			}
+		case trace.Waking:
+			if w.Tasks[e.PID] && !running[e.PID] {
+				if _, ok := pending[e.PID]; !ok {
+					pending[e.PID] = e.TS
+				}
+			}
+		case trace.Switch:
+			running[e.PID], running[e.NextPID] = false, true
+			delete(pending, e.NextPID)
+			delete(pending, e.PID)
+			if w.Tasks[e.PID] {
+				w.Comms[e.Comm]++
+			}
+		case trace.Mark:
+			if !w.Tasks[e.PID] {
+				w.ForeignMarks = append(w.ForeignMarks, e)
+			}
+			w.Marks++
+		}
+	}
+	for pid, ts := range pending {
+		if end-ts > 50e6 {
+			t.Errorf("task %d woken at %d never ran (recording ends %d)", pid, ts, end)
+		}
+	}
+	return w
 }
