@@ -19,7 +19,6 @@ import (
 	"schedlab/workload"
 )
 
-
 // hostWorkload exercises every kind of thread the worker makes and every
 // code of its program (worker.h): an rt-app timer, a SIGEV_THREAD, a signal
 // and an input timer (the last ended by latency_end), a busy loop with
