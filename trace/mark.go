@@ -30,8 +30,14 @@ import (
 
 // AppendMark appends e's mark payload to b.
 func AppendMark(b []byte, e *Event) []byte {
+	// atrace's instant event names the writer's process: a viewer such as
+	// Perfetto files the mark under that pid's process.
+	pid := e.PID
+	if e.TGID != 0 {
+		pid = e.TGID
+	}
 	b = append(b, "I|"...)
-	b = strconv.AppendInt(b, int64(e.PID), 10)
+	b = strconv.AppendInt(b, int64(pid), 10)
 	b = append(b, '|')
 	b = append(b, e.Mark.String()...)
 	b = append(b, " timer="...)

@@ -242,7 +242,13 @@ func (w *Writer) Event(e *Event) {
 		b = strconv.AppendInt(b, int64(e.DestCPU), 10)
 	case Mark:
 		b = w.prefix(b, ctx, e, "...1.", "tracing_mark_write")
-		b = AppendMark(b, e)
+		if g, ok := w.tgid[e.PID]; ok && e.TGID == 0 {
+			m := *e
+			m.TGID = g
+			b = AppendMark(b, &m)
+		} else {
+			b = AppendMark(b, e)
+		}
 	default:
 		return
 	}

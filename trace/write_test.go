@@ -283,6 +283,7 @@ func TestWriterTGID(t *testing.T) {
 		{TS: 20, CPU: 0, Kind: Switch, PID: 0, Comm: "swapper", Prio: 120, NextPID: 1002, NextComm: "sh", NextPrio: 120},
 		{TS: 30, CPU: 0, Kind: Exit, PID: 1002, Comm: "sh", Prio: 120},
 		{TS: 40, CPU: 1, Kind: Switch, PID: 7, Comm: "other", Prio: 120, NextPID: 0, NextComm: "swapper", NextPrio: 120},
+		{TS: 45, CPU: 0, Kind: Mark, Mark: CallbackStart, PID: 1001, Comm: "make", Timer: 1, Seq: 1},
 	}
 	var b bytes.Buffer
 	w := NewWriter(&b, WriterOptions{CPUs: 2, TGID: true})
@@ -300,6 +301,8 @@ func TestWriterTGID(t *testing.T) {
 		"           other-7       (-------) [001]",
 		"          <idle>-0       (      0) [000]",
 		"TASK-PID     TGID     CPU#",
+		// atrace's instant names the process, not the thread.
+		"tracing_mark_write: I|1000|callback_start timer=1 seq=1",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
@@ -307,7 +310,7 @@ func TestWriterTGID(t *testing.T) {
 	}
 	var rec Recorder
 	st, err := Parse(bytes.NewReader(b.Bytes()), &rec)
-	if err != nil || st.SchedEvents != len(evs) {
+	if err != nil || st.SchedEvents+st.Marks != len(evs) {
 		t.Fatalf("read back %d events (%v), want %d:\n%s", st.SchedEvents, err, len(evs), out)
 	}
 }
