@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -115,7 +114,7 @@ func Run(g *Grid, o Options) (Summary, error) {
 		var left time.Duration
 		if ran > 0 {
 			per := time.Since(start) / time.Duration(ran)
-			left = per * time.Duration(total-finished) / time.Duration(workers(o.Workers, total))
+			left = per * time.Duration(total-finished) / time.Duration(pool.Size(o.Workers, total))
 		}
 		o.Progress(Progress{Done: finished, Failed: failed, Skipped: skipped, Total: total, Left: left})
 	})
@@ -131,14 +130,6 @@ func done(dir string, p Point) bool {
 	}
 	var rec Record
 	return json.Unmarshal(data, &rec) == nil && rec.Error == "" && rec.Result != nil && rec.Point.Key() == p.Key()
-}
-
-// workers is how many simulations run at once.
-func workers(asked, jobs int) int {
-	if asked <= 0 {
-		asked = runtime.NumCPU()
-	}
-	return max(1, min(asked, jobs))
 }
 
 // simulate runs one point; an error becomes part of the record.

@@ -23,18 +23,7 @@ func Version() string {
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var rev, at string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
+	rev, at, dirty := vcs(bi)
 	switch {
 	case rev == "":
 		v += ", commit unknown (built without VCS information, e.g. by go run)"
@@ -53,28 +42,35 @@ func Version() string {
 	return v + ", " + bi.GoVersion
 }
 
+// vcs is what go build stamped from the checkout: the commit, its time,
+// and whether the tree had uncommitted changes.
+func vcs(bi *debug.BuildInfo) (rev, at string, dirty bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return rev, at, dirty
+}
+
 var (
 	idOnce sync.Once
 	id     string
 )
 
 // ID names this build for keys of stored results: the commit it was built
-// from (with "+dirty" for uncommitted changes), or, for a build without
-// VCS information (go run, -buildvcs=false), a hash of the executable, so
-// that a changed binary never reuses an older one's results.
+// from, or, for a build with uncommitted changes or without VCS
+// information (go run, -buildvcs=false), a hash of the executable, so that
+// a changed binary never reuses an older one's results.
 func ID() string {
 	idOnce.Do(func() {
 		if bi, ok := debug.ReadBuildInfo(); ok {
-			var rev string
-			dirty := false
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					rev = s.Value
-				case "vcs.modified":
-					dirty = s.Value == "true"
-				}
-			}
+			rev, _, dirty := vcs(bi)
 			if rev != "" && !dirty {
 				id = rev[:min(12, len(rev))]
 				return

@@ -11,16 +11,22 @@ import (
 	"sync"
 )
 
+// Size is how many goroutines Run uses for n jobs when asked for workers
+// (0 or less: one per CPU): never more than the jobs, at least one.
+func Size(workers, n int) int {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	return max(1, min(workers, n))
+}
+
 // Run calls do(i) for every i in [0, n) on workers goroutines (0 or less:
 // one per CPU) and returns when every call has returned. do must be safe
 // to call concurrently for distinct i. After each job, progress (if not
 // nil) is called with the number of jobs finished and n; its calls are
 // serialised, so it needs no lock of its own.
 func Run(n, workers int, do func(i int), progress func(done, total int)) {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = min(workers, n)
+	workers = Size(workers, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
