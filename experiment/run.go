@@ -130,12 +130,19 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 	type job struct {
 		exp, row int
 		seed     uint64
+		req      *lab.Request // the row's, shared by its runs
 	}
+	// A row's workload is loaded once: its runs share the Spec, which the
+	// simulator only reads.
 	var jobs []job
 	for ei, e := range exps {
-		for ri := range e.Rows {
+		for ri, r := range e.Rows {
+			req, err := e.Request(r, 0)
+			if err != nil {
+				return nil, fmt.Errorf("experiment %s, row %s: %w", e.ID, r.Config, err)
+			}
 			for s := 1; s <= e.Runs; s++ {
-				jobs = append(jobs, job{ei, ri, uint64(s)})
+				jobs = append(jobs, job{ei, ri, uint64(s), &req})
 			}
 		}
 	}
@@ -143,12 +150,8 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 	errs := make([]error, len(jobs))
 	pool.Run(len(jobs), o.Workers, func(i int) {
 		j := jobs[i]
-		e := exps[j.exp]
-		req, err := e.Request(e.Rows[j.row], j.seed)
-		if err != nil {
-			errs[i] = err
-			return
-		}
+		req := *j.req
+		req.Seed = j.seed
 		if o.Figures {
 			req.Keep.Samples = true
 			if j.seed == 1 {
