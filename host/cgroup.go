@@ -151,15 +151,13 @@ func (c *cgroupSet) setShares(dir string, shares uint64) error {
 // it (and enabling the controller for it, on v2) the first time.
 func (c *cgroupSet) container(ctl *controller, name string) (string, error) {
 	top := filepath.Join(ctl.dir, name)
-	if slices.Contains(c.tops, top) {
-		if ctl.v2 { // the directory exists; enable this controller too
-			os.WriteFile(filepath.Join(ctl.dir, "cgroup.subtree_control"), []byte("+"+ctl.name), 0)
-		}
-		return top, nil
-	}
 	if ctl.v2 {
-		// Children of a v2 group get a controller only if it is enabled.
+		// Children of a v2 group get a controller only if it is enabled;
+		// on v2 the containers of all controllers are one directory.
 		os.WriteFile(filepath.Join(ctl.dir, "cgroup.subtree_control"), []byte("+"+ctl.name), 0)
+	}
+	if slices.Contains(c.tops, top) {
+		return top, nil
 	}
 	if err := c.mkdir(top); err != nil {
 		return "", err

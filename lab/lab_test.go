@@ -119,23 +119,12 @@ func TestParseTunables(t *testing.T) {
 // A simulation written as a trace and read back is the same report: the
 // trace path and the simulation share one analysis.
 func TestTraceRoundTrip(t *testing.T) {
-	req := load(t, "wakeup-latency-make-j5", nil)
-	req.CPUs, req.Duration = 2, 2*time.Second
-	var b strings.Builder
-	w := trace.NewWriter(&b, trace.WriterOptions{CPUs: 2, Meta: [][2]string{{"scenario", req.Name}, {"seed", "0"}}})
-	req.Keep.Sink = w
-	sim, err := Simulate(req)
+	text, sim := simTrace(t)
+	got, err := AnalyzeTrace("-", strings.NewReader(text), Keep{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(sim.End); err != nil {
-		t.Fatal(err)
-	}
-	got, err := AnalyzeTrace("-", strings.NewReader(b.String()), Keep{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Source.Origin != TraceFile || got.Report.Scenario != req.Name {
+	if got.Source.Origin != TraceFile || got.Report.Scenario != sim.Report.Scenario {
 		t.Errorf("source %v, scenario %q", got.Source.Origin, got.Report.Scenario)
 	}
 	a, c := sim.Report, got.Report

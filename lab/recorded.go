@@ -150,12 +150,19 @@ func analyzeRecording(rec *host.Recording, name string, keep Keep, guest bool) (
 	fa := m.Facts
 	r.Headline = fmt.Sprintf("measured %s on the host: Linux %s, CPUs %s (online %s), %.3f s, seed %d, cgroup %s",
 		name, fa.Kernel, cpuText(rec.CPUs), fa.CPUs, float64(r.SimNS)/1e9, rec.Seed, orNone(fa.Cgroup))
-	if fa.TimerDeliveryN > 0 {
-		r.Headline += fmt.Sprintf("\ntimer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d", fa.TimerDeliveryUS, fa.TimerDeliveryN)
-	}
+	r.Headline += deliveryLine(fa)
 	o := outcome(r, rep, tr.Timer, tr.Wakeup, at.tl, tr.End)
 	o.Source = Source{Origin: HostKernel, Host: m}
 	return o, nil
+}
+
+// deliveryLine is the headline's line on how late the kernel delivered the
+// workload's timers ("" without samples).
+func deliveryLine(fa host.Facts) string {
+	if fa.TimerDeliveryN == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\ntimer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d", fa.TimerDeliveryUS, fa.TimerDeliveryN)
 }
 
 func cpuText(cpus []int) string {
@@ -190,9 +197,7 @@ func AnalyzeVM(res *vm.Result, name string, keep Keep) (*Outcome, error) {
 	if len(res.Retries) > 0 {
 		r.Headline += fmt.Sprintf(" (%d failed boot(s) retried)", len(res.Retries))
 	}
-	if fa.TimerDeliveryN > 0 {
-		r.Headline += fmt.Sprintf("\ntimer delivery (expected expiry to the waiter's sched_waking): median %.1f µs of %d", fa.TimerDeliveryUS, fa.TimerDeliveryN)
-	}
+	r.Headline += deliveryLine(fa)
 	r.Warnings = append(append(append([]string(nil), res.Guest...), res.Retries...), r.Warnings...)
 	o.Source.Origin = VMKernel
 	o.Source.Host.VM = res
