@@ -57,3 +57,25 @@ func (e *InterruptedError) Error() string {
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// Costs are what a machine's kernel paths cost, measured by Probe: the
+// machine-side counterparts of the simulator's engine parameters
+// (sim.Params). Medians, ns.
+type Costs struct {
+	// CPU is where the probe ran.
+	CPU int `json:"cpu"`
+	// ContextSwitchNS is a thread-to-thread switch on one CPU (a pipe
+	// ping-pong, with PipeNS of pipe work per step taken off): the
+	// counterpart of cost_context_switch_ns.
+	ContextSwitchNS int64 `json:"context_switch_ns"`
+	PipeNS          int64 `json:"pipe_ns"`
+	// CloneNS is the parent's CPU time in pthread_create: cost_fork_ns.
+	CloneNS int64 `json:"thread_create_ns"`
+	// ForkExecNS is fork + exec of the schedlab binary (as a workload's
+	// "process" task starts) + its exit + the parent's wait, wall time.
+	ForkExecNS int64 `json:"fork_exec_exit_ns"`
+	// TimerNS is an hrtimer sleep's expiry to the sleeper's user code on
+	// an idle CPU: the sum of cost_wakeup_ns, cost_timer_irq_ns,
+	// cost_idle_exit_ns and a context switch.
+	TimerNS int64 `json:"timer_idle_ns"`
+}

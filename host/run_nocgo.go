@@ -12,3 +12,6 @@ const HaveRunner = false
 func Run(ctx context.Context, o Options) (*Recording, error) {
 	return nil, &PreflightError{Msg: noRunner}
 }
+
+// Probe needs the C half too.
+func Probe(cpu int) (*Costs, error) { return nil, &UnsupportedError{Msg: noRunner} }

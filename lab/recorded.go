@@ -183,12 +183,16 @@ func orNone(s string) string {
 // a host run; the headline says which kernel, how many vCPUs and how the
 // guest's time passed, and what init did besides the run is in the
 // warnings.
-func AnalyzeVM(res *vm.Result, name string, keep Keep) (*Outcome, error) {
-	o, err := analyzeRecording(res.Recording, name, keep, true)
+func AnalyzeVM(res *vm.Result, run int, name string, keep Keep) (*Outcome, error) {
+	if run < 0 || run >= len(res.Recordings) {
+		return nil, fmt.Errorf("run %d of a VM result with %d", run, len(res.Recordings))
+	}
+	rec := res.Recordings[run]
+	o, err := analyzeRecording(rec, name, keep, true)
 	if err != nil {
 		return nil, err
 	}
-	rec, r := res.Recording, o.Report
+	r := o.Report
 	fa := o.Source.Host.Facts
 	r.Policy = "vm " + fa.Kernel
 	r.Headline = fmt.Sprintf("measured %s in a VM: kernel %s (Linux %s, %s), %d vCPU(s), virtual time: %s; CPUs %s (online %s), %.3f s, seed %d, cgroup %s",
@@ -198,8 +202,19 @@ func AnalyzeVM(res *vm.Result, name string, keep Keep) (*Outcome, error) {
 		r.Headline += fmt.Sprintf(" (%d failed boot(s) retried)", len(res.Retries))
 	}
 	r.Headline += deliveryLine(fa)
+	if c := res.Costs; c != nil {
+		r.Headline += "\n" + CostsLine(c)
+	}
 	r.Warnings = append(append(append([]string(nil), res.Guest...), res.Retries...), r.Warnings...)
 	o.Source.Origin = VMKernel
 	o.Source.Host.VM = res
 	return o, nil
+}
+
+// CostsLine says what a cost probe measured, with the engine parameter
+// each figure is the counterpart of.
+func CostsLine(c *host.Costs) string {
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	return fmt.Sprintf("guest costs (probe, medians): context switch %.1f µs (cost_context_switch_ns), thread creation %.1f µs (cost_fork_ns), fork+exec+exit %.0f µs, timer to user code on an idle CPU %.1f µs",
+		us(c.ContextSwitchNS), us(c.CloneNS), us(c.ForkExecNS), us(c.TimerNS))
 }

@@ -185,6 +185,9 @@ func guest(fw *frameWriter) error {
 	progress := make(chan string, 1)
 	progress <- "booted"
 	go heartbeat(ctx, fw, progress)
+	if st, err := json.Marshal(readSched()); err == nil {
+		fw.send(kindSched, st)
+	}
 	o := host.Options{Spec: spec, CPUs: req.CPUs, Seed: req.Seed, BufferKB: req.BufferKB, Limits: req.Limits, Log: os.Stderr}
 	if req.Warmup > 0 {
 		// The first run after boot meets cold caches, page faults of the
@@ -195,25 +198,48 @@ func guest(fw *frameWriter) error {
 		if _, err := host.Run(ctx, o); err != nil {
 			return fmt.Errorf("the warm-up run: %w", err)
 		}
-		notes = append(notes, fmt.Sprintf("warm-up: one %v run of the same workload before the measured one, discarded (%.2f s of guest time)", req.Warmup, time.Since(t0).Seconds()))
+		notes = append(notes, fmt.Sprintf("warm-up: one %v run of the same workload before the measured ones, discarded (%.2f s of guest time)", req.Warmup, time.Since(t0).Seconds()))
 	}
-	o.Duration = req.Duration
-	setProgress(progress, "measuring")
-	rec, err := host.Run(ctx, o)
-	if rec == nil {
-		return err
+	if req.Probe {
+		// After the warm-up, so that the binary's pages are in.
+		setProgress(progress, "cost probe")
+		cpu := 0
+		if len(req.CPUs) > 0 {
+			cpu = req.CPUs[0]
+		}
+		if c, err := host.Probe(cpu); err != nil {
+			notes = append(notes, err.Error())
+		} else if j, err := json.Marshal(c); err == nil {
+			fw.send(kindCosts, j)
+		}
 	}
-	setProgress(progress, "sending")
-	w := toWire(rec)
-	w.Guest = notes
-	if err != nil {
-		w.Error = err.Error()
+	runs := max(req.Runs, 1)
+	for i := range runs {
+		o.Duration = req.Duration
+		o.Seed = req.Seed + uint64(i)
+		setProgress(progress, fmt.Sprintf("measuring run %d/%d", i+1, runs))
+		rec, err := host.Run(ctx, o)
+		if rec == nil {
+			return err
+		}
+		setProgress(progress, fmt.Sprintf("sending run %d/%d", i+1, runs))
+		w := toWire(rec)
+		w.Guest = notes
+		if err != nil {
+			w.Error = err.Error()
+		}
+		j, _ := json.Marshal(w)
+		if err := fw.send(kindResult, j); err != nil {
+			return err
+		}
+		if err := fw.send(kindTrace, rec.Trace); err != nil {
+			return err
+		}
+		if err != nil {
+			return nil
+		}
 	}
-	j, _ := json.Marshal(w)
-	if err := fw.send(kindResult, j); err != nil {
-		return err
-	}
-	return fw.send(kindTrace, rec.Trace)
+	return nil
 }
 
 func setProgress(ch chan string, s string) {
@@ -335,6 +361,25 @@ func applySched(features []string, set [][2]string) ([]string, error) {
 		notes = append(notes, fmt.Sprintf("set %s=%s (%s reads %s)", kv[0], kv[1], p, strings.TrimSpace(string(b))))
 	}
 	return notes, nil
+}
+
+// readSched reads the kernel's features and fair tunables, for the
+// simulation of the same runs.
+func readSched() *Sched {
+	st := &Sched{Tunables: map[string]int64{}}
+	if ff := featuresFile(); ff != "" {
+		if b, err := os.ReadFile(ff); err == nil {
+			st.Features = strings.Fields(string(b))
+		}
+	}
+	for _, n := range fairTunables {
+		if b, err := os.ReadFile(tunableFile(n)); err == nil {
+			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+				st.Tunables["sched_"+n] = v
+			}
+		}
+	}
+	return st
 }
 
 // tunables reads the fair class's tunables the guest kernel has.

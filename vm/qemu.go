@@ -44,8 +44,12 @@ type Options struct {
 	// written to the guest kernel's sched debugfs files before the runs.
 	Features []string
 	Set      [][2]string
-	// Warmup is a discarded run before the measured one (0: none).
+	// Warmup is a discarded run before the measured ones (0: none).
 	Warmup time.Duration
+	// Runs is how many measured runs one boot makes, the i-th with seed
+	// Seed+i (default 1): validate's runs share a boot, its warm-up and
+	// its cost probe.
+	Runs int
 	// Init is the binary the guest runs as init: schedlab itself
 	// (default os.Executable()).
 	Init string
@@ -64,9 +68,10 @@ type Options struct {
 
 // Result is a measurement in a VM.
 type Result struct {
-	Recording *host.Recording
-	Kernel    *Kernel
-	VCPUs     int
+	// Recordings are the measured runs, in order.
+	Recordings []*host.Recording
+	Kernel     *Kernel
+	VCPUs      int
 	// Clock is how guest time passes: "icount" (TCG, one instruction a
 	// nanosecond, whatever the machine's load).
 	Clock string
@@ -75,8 +80,14 @@ type Result struct {
 	Boot, Wall time.Duration
 	// Retries are the boots that failed before the one that ran.
 	Retries []string
-	// Guest is what init did besides the run.
+	// Guest is what init did besides the runs.
 	Guest []string
+	// Sched is the guest kernel's features and tunables as the runs met
+	// them (nil if the guest could not read them).
+	Sched *Sched
+	// Costs are the guest's kernel paths as the cost probe measured them
+	// after the warm-up (nil if it failed; Guest says why).
+	Costs *host.Costs
 }
 
 // BootError is a guest that did not reach init: the kernel did not boot,
@@ -123,6 +134,9 @@ func Check(o *Options) error {
 	if o.Init == "" && !host.HaveRunner {
 		return &InputError{Msg: "this schedlab was built without cgo, so the guest it would boot as init has no host runner: build it with cgo (CGO_ENABLED=1 go build ./cmd/schedlab)"}
 	}
+	if o.Runs < 0 || o.Runs > 1000 {
+		return &InputError{Msg: fmt.Sprintf("%d runs: 1 to 1000 in one boot", o.Runs)}
+	}
 	if o.VCPUs < 0 || o.VCPUs > 64 {
 		return &InputError{Msg: fmt.Sprintf("--vcpus %d: 1 to 64", o.VCPUs)}
 	}
@@ -142,6 +156,9 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.MemoryMB == 0 {
 		o.MemoryMB = 1024
+	}
+	if o.Runs == 0 {
+		o.Runs = 1
 	}
 	if o.BootTimeout == 0 {
 		o.BootTimeout = 120 * time.Second
@@ -168,7 +185,8 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer os.RemoveAll(dir)
 	req, _ := json.Marshal(request{Name: o.Name, Workload: o.Workload, Duration: o.Duration, Warmup: o.Warmup,
-		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs, Features: o.Features, Set: o.Set})
+		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs, Features: o.Features, Set: o.Set,
+		Runs: o.Runs, Probe: true})
 	initrd := filepath.Join(dir, "initramfs.cpio")
 	f, err := os.Create(initrd)
 	if err != nil {
@@ -198,6 +216,9 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(res.Recordings) != o.Runs {
+			return nil, &GuestError{Msg: fmt.Sprintf("the guest sent %d of %d runs", len(res.Recordings), o.Runs)}
 		}
 		res.Wall = time.Since(start)
 		return res, nil
@@ -346,7 +367,7 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 	deadline := time.NewTimer(o.BootTimeout)
 	defer deadline.Stop()
 	var wire *wireRecording
-	var trace []byte
+	res.Recordings = res.Recordings[:0]
 	var guestErr string
 	var qemuGone bool
 	var lastAlive string
@@ -429,6 +450,18 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 				}
 			case kindError:
 				guestErr = string(f.payload)
+			case kindSched:
+				res.Sched = &Sched{}
+				if err := json.Unmarshal(f.payload, res.Sched); err != nil {
+					kill()
+					return fmt.Errorf("the guest's scheduler settings: %w", err)
+				}
+			case kindCosts:
+				res.Costs = &host.Costs{}
+				if err := json.Unmarshal(f.payload, res.Costs); err != nil {
+					kill()
+					return fmt.Errorf("the guest's cost probe: %w", err)
+				}
 			case kindResult:
 				wire = &wireRecording{}
 				if err := json.Unmarshal(f.payload, wire); err != nil {
@@ -436,8 +469,18 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 					return fmt.Errorf("the guest's recording: %w", err)
 				}
 			case kindTrace:
-				trace = f.payload
-				fmt.Fprintf(o.Log, "schedlab: received the recording (%d bytes of trace) %.1f s after QEMU's start\n", len(trace), time.Since(t0).Seconds())
+				if wire == nil {
+					kill()
+					return fmt.Errorf("the guest sent a trace before its recording")
+				}
+				res.Recordings = append(res.Recordings, wire.recording(f.payload))
+				res.Guest = wire.Guest
+				fmt.Fprintf(o.Log, "schedlab: received run %d/%d (%d bytes of trace) %.1f s after QEMU's start\n", len(res.Recordings), o.Runs, len(f.payload), time.Since(t0).Seconds())
+				if wire.Error != "" {
+					kill()
+					return &GuestError{Msg: fmt.Sprintf("run %d in the guest failed: %s", len(res.Recordings), wire.Error)}
+				}
+				wire = nil
 			case kindDone:
 				// The guest powers off now; give it a moment.
 				if !qemuGone {
@@ -447,19 +490,14 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 						kill()
 					}
 				}
-				if wire == nil || trace == nil {
+				if guestErr != "" || len(res.Recordings) < o.Runs {
 					if m, ok := strings.CutPrefix(guestErr, inputPrefix); ok {
 						return &InputError{Msg: m}
 					}
 					if guestErr == "" {
-						guestErr = "it sent no recording"
+						guestErr = fmt.Sprintf("it sent %d of %d recordings", len(res.Recordings), o.Runs)
 					}
 					return &GuestError{Msg: "the guest failed: " + guestErr, Console: con.last(15)}
-				}
-				res.Recording = wire.recording(trace)
-				res.Guest = wire.Guest
-				if wire.Error != "" {
-					return &GuestError{Msg: "the run in the guest failed: " + wire.Error}
 				}
 				return nil
 			}

@@ -91,7 +91,7 @@ func TestMeasureInVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := res.Recording
+	rec := res.Recordings[0]
 	rec.Spec = spec
 	// The feature reached the kernel's features file, read back after.
 	set := false
@@ -109,7 +109,7 @@ func TestMeasureInVM(t *testing.T) {
 	if !strings.HasPrefix(rec.Facts.Kernel, "6.1.") || res.Kernel.Sched() != "CFS" {
 		t.Errorf("guest kernel %q (%s), want 6.1 CFS", rec.Facts.Kernel, res.Kernel.Sched())
 	}
-	oc, err := lab.AnalyzeVM(res, "vm.json", lab.Keep{})
+	oc, err := lab.AnalyzeVM(res, 0, "vm.json", lab.Keep{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,10 @@ const frameMagic = "SLF1"
 const (
 	kindHello  = "hello"  // init runs: the guest's uname -r
 	kindAlive  = "alive"  // a heartbeat, with a progress line
-	kindResult = "result" // the recording's facts (JSON of wireRecording)
-	kindTrace  = "trace"  // the recording's ftrace text
+	kindSched  = "sched"  // the kernel's scheduler settings before the runs (JSON of Sched)
+	kindCosts  = "costs"  // the cost probe's figures (JSON of host.Costs)
+	kindResult = "result" // a run's recording's facts (JSON of wireRecording)
+	kindTrace  = "trace"  // that recording's ftrace text; result and trace repeat per run
 	kindError  = "error"  // the guest's run failed: why
 	kindDone   = "done"   // nothing follows; the guest powers off
 )
@@ -44,6 +46,21 @@ type request struct {
 	// with their values.
 	Features []string    `json:"features,omitempty"`
 	Set      [][2]string `json:"set,omitempty"`
+	// Runs is how many measured runs follow the warm-up, each with the
+	// next seed (0 means 1).
+	Runs int `json:"runs,omitempty"`
+	// Probe runs the cost probe (host.Probe) after the warm-up.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// Sched is the guest kernel's scheduler as the runs met it: its
+// sched_features file and its fair-class tunables, read after the
+// launcher's features and tunables were written.
+type Sched struct {
+	// Features are the words of the features file (NO_ for a cleared one).
+	Features []string `json:"features,omitempty"`
+	// Tunables are by the simulator's names (sched_latency_ns, ...).
+	Tunables map[string]int64 `json:"tunables,omitempty"`
 }
 
 // inputPrefix marks a guest's error as the user's to fix (a feature or

@@ -205,8 +205,8 @@ of schedlab kernels list, fetched first.`,
 				if err != nil {
 					return kernelError(err)
 				}
-				res.Recording.Spec = o.Spec
-				oc, err := lab.AnalyzeVM(res, name, keep)
+				res.Recordings[0].Spec = o.Spec
+				oc, err := lab.AnalyzeVM(res, 0, name, keep)
 				if err != nil {
 					return err
 				}
@@ -283,11 +283,15 @@ type vmFacts struct {
 	WallS   float64    `json:"wall_s"`
 	Retries []string   `json:"boot_retries,omitempty"`
 	Guest   []string   `json:"guest,omitempty"`
+	// Sched is the guest kernel's features and tunables; Costs, its cost
+	// probe (host.Costs).
+	Sched *vm.Sched   `json:"sched,omitempty"`
+	Costs *host.Costs `json:"costs,omitempty"`
 }
 
 func newVMFacts(r *vm.Result) *vmFacts {
 	if r == nil {
 		return nil
 	}
-	return &vmFacts{Kernel: r.Kernel, VCPUs: r.VCPUs, Clock: r.Clock, BootS: r.Boot.Seconds(), WallS: r.Wall.Seconds(), Retries: r.Retries, Guest: r.Guest}
+	return &vmFacts{Kernel: r.Kernel, VCPUs: r.VCPUs, Clock: r.Clock, BootS: r.Boot.Seconds(), WallS: r.Wall.Seconds(), Retries: r.Retries, Guest: r.Guest, Sched: r.Sched, Costs: r.Costs}
 }
