@@ -152,3 +152,13 @@ func (p Params) Values() map[string]int64 {
 		ParamBalance:   p.BalanceInterval,
 	}
 }
+
+// IsParam says whether name is an engine parameter (not a class's tunable).
+func IsParam(name string) bool {
+	for _, t := range ParamTunables() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

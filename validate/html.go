@@ -19,7 +19,7 @@ type Samples struct {
 func (r *Result) Page() *report.Page {
 	tab := report.Table{
 		Caption: "medians over the runs, and each side's spread: its minimum to maximum over the runs (µs)",
-		Columns: []string{"latency", "stat", "host median", "host min", "host max", "simulation", "sim min", "sim max", "verdict"},
+		Columns: []string{"latency", "stat", r.real() + " median", r.real() + " min", r.real() + " max", "simulation", "sim min", "sim max", "verdict"},
 	}
 	var claims []report.Claim
 	for _, f := range r.Figures {
@@ -33,7 +33,7 @@ func (r *Result) Page() *report.Page {
 	var figs []report.Figure
 	for _, lat := range []string{"timer", "wakeup"} {
 		var groups []string
-		host := report.BarSeries{Name: "host", Color: report.Palette[0]}
+		host := report.BarSeries{Name: r.real(), Color: report.Palette[0]}
 		sim := report.BarSeries{Name: "simulation", Color: report.Palette[1]}
 		for _, f := range r.Figures {
 			if f.Latency != lat {
@@ -58,15 +58,15 @@ func (r *Result) Page() *report.Page {
 	if r.hostSamples != nil && r.simSamples != nil {
 		figs = append(figs,
 			report.Figure{Name: "timer-tail", SVG: report.TailChart("timer latency, all runs: the tail", "callback start − timer expiry", []report.Series{
-				{Label: "host", Samples: r.hostSamples.Timer}, {Label: "simulation", Samples: r.simSamples.Timer}}),
+				{Label: r.real(), Samples: r.hostSamples.Timer}, {Label: "simulation", Samples: r.simSamples.Timer}}),
 				Caption: "timer latency: every sample of every run of each side; at each latency the share of samples that took longer, both axes logarithmic, p50 to p99.9 marked"},
 			report.Figure{Name: "wakeup-tail", SVG: report.TailChart("wakeup latency, all runs: the tail", "sched_waking → switch-in", []report.Series{
-				{Label: "host", Samples: r.hostSamples.Wakeup}, {Label: "simulation", Samples: r.simSamples.Wakeup}}),
+				{Label: r.real(), Samples: r.hostSamples.Wakeup}, {Label: "simulation", Samples: r.simSamples.Wakeup}}),
 				Caption: "wakeup latency of the workload's tasks: every sample of every run of each side, as the timer latency's"})
 	}
 	f := r.HostFacts
 	sec := report.Section{
-		Title:      "host beside simulation",
+		Title:      r.real() + " beside simulation",
 		Paragraphs: r.Model,
 		Facts: [][2]string{{"scenario", r.Scenario}, {"runs", fmt.Sprint(r.Runs)}, {"duration", fmt.Sprintf("%.1f s", float64(r.DurationNS)/1e9)},
 			{"CPUs", fmt.Sprint(r.CPUs)}, {"host kernel", f.Kernel}, {"host base slice", f.BaseSlice + " ns"}, {"cgroup", orNone(f.Cgroup)},

@@ -11,10 +11,10 @@ import (
 
 // WriteText prints the side-by-side table.
 func (r *Result) WriteText(w io.Writer) error {
-	f := r.HostFacts
 	fmt.Fprintf(w, "validate %s: %d run(s) of %.1f s on each side, %d CPU(s)\n", r.Scenario, r.Runs, float64(r.DurationNS)/1e9, r.CPUs)
-	fmt.Fprintf(w, "host:       Linux %s, base slice %s ns, autogroup %s, cgroup %s, load before the last run %s\n",
-		f.Kernel, f.BaseSlice, f.Autogroup, orNone(f.Cgroup), f.LoadAvg)
+	for _, m := range r.Machine {
+		fmt.Fprintln(w, m)
+	}
 	for i, m := range r.Model {
 		lead := "simulation:"
 		if i > 0 {
@@ -24,7 +24,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "latency\tstat\thost median\t  host min\t  host max\tsimulation\tverdict")
+	fmt.Fprintf(tw, "latency\tstat\t%[1]s median\t  %[1]s min\t  %[1]s max\tsimulation\tverdict\n", r.real())
 	for _, fg := range r.Figures {
 		if !fg.Compared {
 			fmt.Fprintf(tw, "%s\t%s\t%11s\t%10s\t%10s\t%10s\t%s\n", fg.Latency, fg.Stat, "-", "-", "-", "-", fg.Verdict)
@@ -34,8 +34,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	inside, compared := tally(r.Figures)
-	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's run-to-run spread (µs; spread = minimum to maximum over the host runs)\n", inside, compared)
-	fmt.Fprintf(w, "samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s\n",
+	fmt.Fprintf(w, "\n%d of %d compared figures inside the %[3]s's run-to-run spread (µs; spread = minimum to maximum over the %[3]s runs)\n", inside, compared, r.real())
+	fmt.Fprintf(w, "samples per run: %s timer %s, wakeup %s; simulation timer %s, wakeup %s\n", r.real(),
 		counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
 	for _, f := range r.facts() {
 		fmt.Fprintln(w, f)
@@ -60,13 +60,13 @@ func (r *Result) WriteText(w io.Writer) error {
 func (r *Result) facts() []string {
 	var out []string
 	if m := missed(r.Host); m != "" {
-		out = append(out, fmt.Sprintf("Missed timer events: host %s; simulation %s", m, orZero(missed(r.Sim))))
+		out = append(out, fmt.Sprintf("Missed timer events: %s %s; simulation %s", r.real(), m, orZero(missed(r.Sim))))
 	}
 	if m := missedIn(r.Host); m != "" {
-		out = append(out, fmt.Sprintf("Switch-ins missing from the host's trace (their wakeups are not samples): %s", m))
+		out = append(out, fmt.Sprintf("Switch-ins missing from the %s's trace (their wakeups are not samples): %s", r.real(), m))
 	}
 	if d := delivery(r.Host); d != "" {
-		out = append(out, fmt.Sprintf("Host timer delivery (expiry to the waiter's sched_waking), median per run: %s µs (model: cost_wakeup_ns + cost_timer_irq_ns)", d))
+		out = append(out, fmt.Sprintf("%s timer delivery (expiry to the waiter's sched_waking), median per run: %s µs (model: cost_wakeup_ns + cost_timer_irq_ns)", capital(r.real()), d))
 	}
 	if a := r.RTApp; a != nil {
 		if a.Ran {
@@ -147,9 +147,9 @@ func (a *RTAppStats) line() string {
 // tables): a heading, the sample counts, the table and rt-app's line.
 func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 	fmt.Fprintf(w, "### %s\n\n", title)
-	fmt.Fprintf(w, "%d run(s) of %.0f s on each side, %d CPU(s); samples per run: host timer %s, wakeup %s; simulation timer %s, wakeup %s.\n\n",
-		r.Runs, float64(r.DurationNS)/1e9, r.CPUs, counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
-	fmt.Fprintln(w, "| latency | stat | host median | host min | host max | simulation | verdict |")
+	fmt.Fprintf(w, "%d run(s) of %.0f s on each side, %d CPU(s); samples per run: %s timer %s, wakeup %s; simulation timer %s, wakeup %s.\n\n",
+		r.Runs, float64(r.DurationNS)/1e9, r.CPUs, r.real(), counts(r.Host, true), counts(r.Host, false), counts(r.Sim, true), counts(r.Sim, false))
+	fmt.Fprintf(w, "| latency | stat | %[1]s median | %[1]s min | %[1]s max | simulation | verdict |\n", r.real())
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
 	for _, f := range r.Figures {
 		if !f.Compared {
@@ -159,10 +159,20 @@ func (r *Result) WriteMarkdown(w io.Writer, title string) error {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Latency, f.Stat, us(f.HostMed), us(f.HostMin), us(f.HostMax), us(f.Sim), f.Verdict)
 	}
 	inside, compared := tally(r.Figures)
-	fmt.Fprintf(w, "\n%d of %d compared figures inside the host's spread.", inside, compared)
+	fmt.Fprintf(w, "\n%d of %d compared figures inside the %s's spread.", inside, compared, r.real())
 	for _, f := range r.facts() {
 		fmt.Fprintf(w, " %s.", f)
 	}
 	_, err := fmt.Fprintln(w)
 	return err
 }
+
+// real names the measured side: the host, or the kernel in a VM.
+func (r *Result) real() string {
+	if r.VM != nil {
+		return "kernel"
+	}
+	return "host"
+}
+
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

@@ -31,6 +31,7 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/sim"
+	"schedlab/vm"
 	"schedlab/workload"
 )
 
@@ -59,7 +60,13 @@ const HostIdleExit = 73000
 
 // Options are one validation.
 type Options struct {
-	Host     host.Options // Spec, CPUs, Duration, Seed, BufferKB, Log
+	Host host.Options // Spec, CPUs, Duration, Seed, BufferKB, Log
+	// VM, when set, measures in that virtual machine instead of on the
+	// host: one boot makes all the runs (its Runs, Seed, Duration and
+	// Workload are set from the rest of Options). The simulation is then
+	// of the kernel's closest policy, configured as the guest reported
+	// its kernel (PolicyFor, modelForVM).
+	VM       *vm.Options
 	Scenario string
 	Runs     int
 	// RTApp also runs the workload with rt-app, where rt-app can.
@@ -121,17 +128,21 @@ type Figure struct {
 
 // Result is a validation.
 type Result struct {
-	Scenario   string      `json:"scenario"`
-	Runs       int         `json:"runs"`
-	DurationNS int64       `json:"duration_ns"`
-	CPUs       int         `json:"cpus"`
-	HostFacts  host.Facts  `json:"host"`
-	Host       []RunStats  `json:"host_runs"`
-	Policy     string      `json:"policy"`
-	Model      []string    `json:"model"`
-	Sim        []RunStats  `json:"sim_runs"`
-	Figures    []Figure    `json:"figures"`
-	RTApp      *RTAppStats `json:"rt_app,omitempty"`
+	Scenario   string     `json:"scenario"`
+	Runs       int        `json:"runs"`
+	DurationNS int64      `json:"duration_ns"`
+	CPUs       int        `json:"cpus"`
+	HostFacts  host.Facts `json:"host"`
+	Host       []RunStats `json:"host_runs"`
+	Policy     string     `json:"policy"`
+	// Machine describes the measured side for the table's head.
+	Machine []string `json:"machine"`
+	// VM is the virtual machine's facts when the runs were in one.
+	VM      *VMFacts    `json:"vm,omitempty"`
+	Model   []string    `json:"model"`
+	Sim     []RunStats  `json:"sim_runs"`
+	Figures []Figure    `json:"figures"`
+	RTApp   *RTAppStats `json:"rt_app,omitempty"`
 
 	hostSamples, simSamples *Samples
 }
@@ -169,6 +180,20 @@ func WithSession(spec *workload.Spec) *workload.Spec {
 	return &s
 }
 
+// VMFacts are a VM validation's machine: the kernel, the VM, the guest
+// kernel's scheduler settings and the cost probe.
+type VMFacts struct {
+	Kernel  *vm.Kernel  `json:"kernel"`
+	VCPUs   int         `json:"vcpus"`
+	Clock   string      `json:"virtual_time"`
+	BootS   float64     `json:"boot_s"`
+	WallS   float64     `json:"wall_s"`
+	Retries []string    `json:"boot_retries,omitempty"`
+	Guest   []string    `json:"guest,omitempty"`
+	Sched   *vm.Sched   `json:"sched,omitempty"`
+	Costs   *host.Costs `json:"costs,omitempty"`
+}
+
 // Run measures and simulates.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Runs < 1 {
@@ -179,25 +204,62 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		progress = io.Discard
 	}
 	ncpu := len(o.Host.CPUs)
-	if ncpu == 0 {
+	if ncpu == 0 && o.VM == nil {
 		online, err := host.OnlineCPUs()
 		if err != nil {
 			return nil, err
 		}
 		ncpu = len(online)
 	}
-	res := &Result{Scenario: o.Scenario, Runs: o.Runs, DurationNS: int64(o.Host.Duration), CPUs: ncpu, Policy: Policy}
-	// Simulate first: it is quick, and a bad workload fails before the
-	// host is touched.
+	res := &Result{Scenario: o.Scenario, Runs: o.Runs, DurationNS: int64(o.Host.Duration), Policy: Policy}
+	res.hostSamples, res.simSamples = &Samples{}, &Samples{}
 	simSpec := WithSession(o.Host.Spec)
+	var real []*lab.Outcome
+	var features []string
 	// The host profile's calibrated costs, unless Set changes them.
 	set := map[string]int64{sim.ParamTimerIRQ: HostTimerIRQ, sim.ParamIdleExit: HostIdleExit}
+	if o.VM != nil {
+		// One boot makes every run; the simulation follows, configured by
+		// what the guest said of its kernel.
+		vo := *o.VM
+		vo.Runs, vo.Seed, vo.Duration = o.Runs, o.Host.Seed, o.Host.Duration
+		fmt.Fprintf(progress, "schedlab validate: %d run(s) of %v in a VM with %s\n", o.Runs, o.Host.Duration, vo.Kernel.Name)
+		vr, err := vm.Measure(ctx, vo)
+		if err != nil {
+			return nil, err
+		}
+		for i, rec := range vr.Recordings {
+			rec.Spec = o.Host.Spec
+			oc, err := lab.AnalyzeVM(vr, i, o.Scenario, lab.Keep{Samples: true})
+			if err != nil {
+				return nil, err
+			}
+			real = append(real, oc)
+		}
+		if ncpu == 0 {
+			ncpu = vr.VCPUs
+		}
+		m, err := modelForVM(vr, vr.Recordings[0].Facts.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		res.Policy, features, set = m.policy, m.features, m.tunables
+		res.Model = append(res.Model, m.notes...)
+		res.Machine = []string{vmLine(vr, vr.Recordings[0].Facts)}
+		if vr.Costs != nil {
+			res.Machine = append(res.Machine, "            "+lab.CostsLine(vr.Costs))
+		}
+		res.VM = &VMFacts{Kernel: vr.Kernel, VCPUs: vr.VCPUs, Clock: vr.Clock, BootS: vr.Boot.Seconds(), WallS: vr.Wall.Seconds(),
+			Retries: vr.Retries, Guest: vr.Guest, Sched: vr.Sched, Costs: vr.Costs}
+	}
+	res.CPUs = ncpu
 	maps.Copy(set, o.Set)
-	res.hostSamples, res.simSamples = &Samples{}, &Samples{}
+	// Simulate before the host runs: it is quick, and a bad workload fails
+	// before the host is touched.
 	sims := make([]*lab.Outcome, o.Runs)
 	errs := make([]error, o.Runs)
 	pool.Run(o.Runs, 0, func(i int) {
-		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: o.Scenario, Policy: Policy, CPUs: ncpu,
+		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: o.Scenario, Policy: res.Policy, Features: features, CPUs: ncpu,
 			Duration: o.Host.Duration, Seed: o.Host.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}})
 	}, nil)
 	for i, oc := range sims {
@@ -207,11 +269,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.simSamples.Timer = append(res.simSamples.Timer, oc.Timer...)
 		res.simSamples.Wakeup = append(res.simSamples.Wakeup, oc.Wakeup...)
 		if i == 0 {
-			res.Model = modelOf(oc.Report, ncpu)
+			res.Model = append(modelOf(oc.Report, res.Policy, ncpu, o.VM != nil), res.Model...)
 		}
 		res.Sim = append(res.Sim, runStats(oc.Report))
 	}
-	for i := 0; i < o.Runs; i++ {
+	for i := 0; o.VM == nil && i < o.Runs; i++ {
 		fmt.Fprintf(progress, "schedlab validate: host run %d/%d (%v)\n", i+1, o.Runs, o.Host.Duration)
 		ho := o.Host
 		ho.Seed += uint64(i)
@@ -219,10 +281,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := lab.AnalyzeRecording(rec, o.Scenario, lab.Keep{})
+		m, err := lab.AnalyzeRecording(rec, o.Scenario, lab.Keep{Samples: true})
 		if err != nil {
 			return nil, err
 		}
+		real = append(real, m)
+	}
+	for _, m := range real {
 		h := m.Source.Host
 		res.HostFacts = h.Facts
 		rs := runStats(m.Report)
@@ -232,10 +297,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.hostSamples.Timer = append(res.hostSamples.Timer, m.Timer...)
 		res.hostSamples.Wakeup = append(res.hostSamples.Wakeup, m.Wakeup...)
 	}
-	if o.RTApp {
+	if o.VM == nil {
+		f := res.HostFacts
+		res.Machine = []string{fmt.Sprintf("host:       Linux %s, base slice %s ns, autogroup %s, cgroup %s, load before the last run %s",
+			f.Kernel, f.BaseSlice, f.Autogroup, orNone(f.Cgroup), f.LoadAvg)}
+	}
+	if o.RTApp && o.VM == nil {
 		res.RTApp = runRTApp(ctx, o, progress)
 	}
-	res.Figures = compare(res.Host, res.Sim)
+	res.Figures = compare(res.Host, res.Sim, res.real())
 	return res, nil
 }
 
@@ -248,9 +318,9 @@ func runStats(r *report.Run) RunStats {
 }
 
 // modelOf says what the simulation assumed, for the reader.
-func modelOf(r *report.Run, ncpu int) []string {
-	// The host profile's settings, in this order, then any other tunable
-	// --set changed.
+func modelOf(r *report.Run, policy string, ncpu int, inVM bool) []string {
+	// The profile's settings, in this order, then any other tunable that
+	// differs from the policy's default.
 	profile := []string{"sched_base_slice_ns", "tick_nsec", sim.ParamTimerIRQ, sim.ParamIdleExit}
 	var tun, changed []string
 	for _, k := range profile {
@@ -265,12 +335,24 @@ func modelOf(r *report.Run, ncpu int) []string {
 	}
 	slices.Sort(changed)
 	us := func(k string) float64 { return float64(r.Tunables[k]) / 1e3 }
-	return []string{
-		fmt.Sprintf("policy %s, %d CPU(s), HZ %d, default features; %s", Policy, ncpu, r.Tunables[sim.ParamHZ], strings.Join(append(tun, changed...), " ")),
-		"the workload in one task group " + SessionGroup + " (weight 1024) below the root, as the host run's cgroup",
-		fmt.Sprintf("engine costs: context switch %g µs, clone %g µs, wakeup %g µs, exit %g µs, and the virtual machine's timer path, %s %d and %s %d (each calibrated once, from the host's timer delivery: validate.HostTimerIRQ, HostIdleExit); no timer slack (the host runs with 1 ns)",
+	feats := "default features"
+	if inVM {
+		feats = "features and tunables as the kernel's (below)"
+	}
+	where := "the host run's cgroup"
+	costs := fmt.Sprintf("engine costs: context switch %g µs, clone %g µs, wakeup %g µs, exit %g µs, and the virtual machine's timer path, %s %d and %s %d (each calibrated once, from the host's timer delivery: validate.HostTimerIRQ, HostIdleExit); no timer slack (the host runs with 1 ns)",
+		us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamWakeup), us(sim.ParamExit),
+		sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit])
+	if inVM {
+		where = "the guest run's cgroup"
+		costs = fmt.Sprintf("engine costs: context switch %g µs and clone %g µs as the VM's cost probe measured them once (validate.VMContextSwitch, VMFork), wakeup %g µs, exit %g µs, timer path %s %d, %s %d; no timer slack (the guest runs with 1 ns)",
 			us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamWakeup), us(sim.ParamExit),
-			sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit]),
+			sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit])
+	}
+	return []string{
+		fmt.Sprintf("policy %s, %d CPU(s), HZ %d, %s; %s", policy, ncpu, r.Tunables[sim.ParamHZ], feats, strings.Join(append(tun, changed...), " ")),
+		"the workload in one task group " + SessionGroup + " (weight 1024) below the root, as " + where,
+		costs,
 	}
 }
 
@@ -292,7 +374,7 @@ func runRTApp(ctx context.Context, o Options, progress io.Writer) *RTAppStats {
 }
 
 // compare makes the figures and their verdicts.
-func compare(hostRuns, simRuns []RunStats) []Figure {
+func compare(hostRuns, simRuns []RunStats, real string) []Figure {
 	var out []Figure
 	lats := []struct {
 		name string
@@ -338,7 +420,7 @@ func compare(hostRuns, simRuns []RunStats) []Figure {
 				f.Sim, f.SimMin, f.SimMax = report.US(smed), report.US(smin), report.US(smax)
 				f.Compared = true
 				f.Inside = smed >= hmin && smed <= hmax
-				f.Verdict = verdict(smed, hmed, hmin, hmax)
+				f.Verdict = verdict(smed, hmed, hmin, hmax, real)
 			}
 			out = append(out, f)
 		}
@@ -362,7 +444,7 @@ func tally(figs []Figure) (inside, compared int) {
 // verdict says where the simulation's median lies against the host's
 // spread: inside it, or below or above it by how much (µs, and as a
 // ratio to the host's median).
-func verdict(sim, med, lo, hi float64) string {
+func verdict(sim, med, lo, hi float64, real string) string {
 	if sim >= lo && sim <= hi {
 		return "inside"
 	}
@@ -371,9 +453,9 @@ func verdict(sim, med, lo, hi float64) string {
 		ratio = fmt.Sprintf("%.2g×", sim/med)
 	}
 	if sim < lo {
-		return fmt.Sprintf("low by %s (%s host median)", report.FormatUS(lo-sim), ratio)
+		return fmt.Sprintf("low by %s (%s %s median)", report.FormatUS(lo-sim), ratio, real)
 	}
-	return fmt.Sprintf("high by %s (%s host median)", report.FormatUS(sim-hi), ratio)
+	return fmt.Sprintf("high by %s (%s %s median)", report.FormatUS(sim-hi), ratio, real)
 }
 
 func medMinMax(v []float64) (med, lo, hi float64) {

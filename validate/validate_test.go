@@ -71,7 +71,7 @@ func TestCompare(t *testing.T) {
 	}
 	hostRuns := []RunStats{run(100, 1000, 10), run(120, 3000, 10), run(90, 2000, 10)}
 	simRuns := []RunStats{run(95, 5000, 10), run(110, 4000, 10), run(105, 6000, 10)}
-	figs := compare(hostRuns, simRuns)
+	figs := compare(hostRuns, simRuns, "host")
 	if len(figs) != 8 {
 		t.Fatalf("%d figures, want 8", len(figs))
 	}
@@ -89,7 +89,7 @@ func TestCompare(t *testing.T) {
 	if in, n := tally(figs); in != 2 || n != 4 {
 		t.Errorf("tally %d of %d, want 2 of 4 (timer p50 and p90 inside; p99 and max high)", in, n)
 	}
-	if v := verdict(10, 100, 50, 150); v != "low by 40 µs (0.1× host median)" {
+	if v := verdict(10, 100, 50, 150, "host"); v != "low by 40 µs (0.1× host median)" {
 		t.Errorf("verdict low = %q", v)
 	}
 }
@@ -141,7 +141,7 @@ func TestPage(t *testing.T) {
 	r := &Result{Scenario: "x", Runs: 2, Policy: Policy, Model: []string{"m"},
 		Host: []RunStats{run(100, 5), run(120, 5)}, Sim: []RunStats{run(110, 5), run(90, 5)},
 		hostSamples: &Samples{Timer: []int64{100e3, 120e3}}, simSamples: &Samples{Timer: []int64{90e3, 110e3}}}
-	r.Figures = compare(r.Host, r.Sim)
+	r.Figures = compare(r.Host, r.Sim, "host")
 	var b strings.Builder
 	if err := report.WriteHTML(&b, r.Page()); err != nil {
 		t.Fatal(err)

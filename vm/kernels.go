@@ -98,6 +98,22 @@ func (k *Kernel) Sched() string {
 	return schedOf(k.Release)
 }
 
+// Config is the value of a kernel configuration option (CONFIG_HZ, say)
+// from the config-RELEASE file beside the image, as Debian ships it ("" if
+// there is no such file or option; "y", "m" or the value otherwise).
+func (k *Kernel) Config(option string) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(k.Image), "config-"+k.Release))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, option+"="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return ""
+}
+
 func schedOf(release string) string {
 	m := regexp.MustCompile(`^(\d+)\.(\d+)`).FindStringSubmatch(release)
 	if m == nil {

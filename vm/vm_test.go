@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,10 +87,24 @@ func TestMeasureInVM(t *testing.T) {
 	defer cancel()
 	res, err := vm.Measure(ctx, vm.Options{Kernel: k, VCPUs: 1, Name: "vm.json", Workload: []byte(vmWorkload),
 		Duration: 2 * time.Second, Seed: 1, Warmup: 200 * time.Millisecond, Init: exe, Log: &log,
-		Features: []string{"NO_START_DEBIT"}})
+		Features: []string{"NO_START_DEBIT"}, Runs: 2})
 	t.Logf("%s", log.String())
 	if err != nil {
 		t.Fatal(err)
+	}
+	// One boot, two runs, each with its own seed; the guest's scheduler
+	// settings and costs came back.
+	if len(res.Recordings) != 2 || res.Recordings[0].Seed != 1 || res.Recordings[1].Seed != 2 {
+		t.Fatalf("%d recordings (seeds %v), want 2 with seeds 1 and 2", len(res.Recordings), seeds(res))
+	}
+	if res.Sched == nil || !slices.Contains(res.Sched.Features, "NO_START_DEBIT") || res.Sched.Tunables["sched_latency_ns"] <= 0 {
+		t.Errorf("the guest's scheduler settings: %+v", res.Sched)
+	}
+	if c := res.Costs; c == nil || c.ContextSwitchNS <= 0 || c.CloneNS <= 0 || c.ForkExecNS <= c.CloneNS || c.TimerNS <= 0 {
+		t.Errorf("the guest's costs: %+v", res.Costs)
+	}
+	if len(res.Recordings[1].Trace) == 0 {
+		t.Errorf("the second run has no trace")
 	}
 	rec := res.Recordings[0]
 	rec.Spec = spec
@@ -157,4 +172,12 @@ func TestMeasureInVM(t *testing.T) {
 	if rec.Overrun != 0 || rec.Dropped != 0 {
 		t.Errorf("events lost: overrun %d dropped %d", rec.Overrun, rec.Dropped)
 	}
+}
+
+func seeds(res *vm.Result) []uint64 {
+	var out []uint64
+	for _, r := range res.Recordings {
+		out = append(out, r.Seed)
+	}
+	return out
 }

@@ -90,13 +90,17 @@ type vmFlags struct {
 	vcpus, memory           int
 }
 
-func (v *vmFlags) add(cmd *cobra.Command) {
+// add adds the flags; withSet false leaves --set to the command (validate
+// has its own, which reaches the guest for a kernel tunable).
+func (v *vmFlags) add(cmd *cobra.Command, withSet bool) {
 	f := cmd.Flags()
 	f.StringVar(&v.kernel, "kernel", "", "run in a VM with this kernel: a name of schedlab kernels list, or the path of a bzImage/vmlinuz")
 	f.IntVar(&v.vcpus, "vcpus", 1, "the VM's CPUs (with --kernel)")
 	f.IntVar(&v.memory, "memory", 1024, "the VM's memory in MB (with --kernel)")
 	f.StringVar(&v.features, "features", "", "with --kernel: sched features to set in the guest kernel, in its sched_features syntax: `LIST` such as NO_START_DEBIT")
-	f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
+	if withSet {
+		f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
+	}
 	f.StringVar(&v.console, "console", "", "copy the VM's console to `FILE` (with --kernel)")
 	f.StringVar(&v.warmup, "warmup", "1s", "a discarded run of the same workload before the measured one, in the VM (the first run after boot is much slower); 0 for none")
 }
@@ -116,7 +120,7 @@ func (v *vmFlags) hostOnly() error {
 
 // options resolves the kernel and the workload's text for the guest,
 // which parses the same file.
-func (v *vmFlags) options(arg string, params []string, o host.Options) (vmRun, error) {
+func (v *vmFlags) options(arg string, params []string, o host.Options, runs int) (vmRun, error) {
 	var r vmRun
 	k, err := vm.Resolve(v.kernel)
 	if err != nil {
@@ -168,6 +172,6 @@ func (v *vmFlags) options(arg string, params []string, o host.Options) (vmRun, e
 		return r, kernelError(err)
 	}
 	// Emulated, a busy guest second takes several seconds of wall time.
-	r.timeout = 3*time.Minute + 20*(o.Duration+warm)
+	r.timeout = 3*time.Minute + 20*(time.Duration(max(runs, 1))*o.Duration+warm)
 	return r, nil
 }

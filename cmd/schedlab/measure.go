@@ -192,7 +192,7 @@ of schedlab kernels list, fetched first.`,
 				}
 			}
 			if v.kernel != "" {
-				vo, err := v.options(a[0], h.params, o)
+				vo, err := v.options(a[0], h.params, o, 1)
 				if err != nil {
 					return err
 				}
@@ -246,7 +246,7 @@ of schedlab kernels list, fetched first.`,
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
 	out.flags(cmd, false)
-	v.add(cmd)
+	v.add(cmd, true)
 	return cmd
 }
 

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedlab/internal/outfile"
+	"schedlab/host"
 	"schedlab/lab"
+	"schedlab/sim"
 	"schedlab/validate"
 )
 
@@ -21,6 +23,7 @@ func validateCmd() *cobra.Command {
 	var asJSON, rtApp bool
 	var htmlPath, mdPath string
 	var set []string
+	var v vmFlags
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO|FILE.json",
 		Short: "Run a workload on the host kernel and in the simulation, side by side",
@@ -32,7 +35,17 @@ each figure is inside the host's run-to-run spread, or off by how much.
 
 --rt-app also runs the file with Debian's rt-app 1.0 and shows its wu_lat,
 where rt-app can run the file (no fork, task groups or schedlab extensions),
-and otherwise says why not. Needs root and tracefs, as measure.`,
+and otherwise says why not. Needs root and tracefs, as measure.
+
+--kernel NAME|PATH measures in that kernel in a virtual machine instead (as
+measure --kernel; one boot makes every run, after one warm-up and a probe of
+the guest's costs), and simulates the policy closest to the kernel (5.10
+and 6.1: cfs-2.6.36; 6.6: eevdf-6.6; 6.12: eevdf-6.12; 6.18 and newer:
+eevdf-6.18) with the guest kernel's own features, tunables and CONFIG_HZ,
+and the VM's costs. No root needed. With --kernel, --features and a --set of
+a kernel tunable are written to the guest kernel (and the simulation takes
+them from it); a --set of an engine parameter (cost_*_ns, HZ) changes the
+simulation only.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o, name, timeout, err := h.resolve(a[0])
@@ -50,15 +63,33 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 				}
 			}
 			o.Log = nil
-			ctx, cancel := hostContext(timeout*time.Duration(runs) + time.Minute)
+			vo, simSet, err := v.validateOptions(cmd, a[0], h.params, o, runs, set, rtApp)
+			if err != nil {
+				return err
+			}
+			ctxTimeout := timeout*time.Duration(runs) + time.Minute
+			if vo != nil && !cmd.Flags().Changed("timeout") {
+				ctxTimeout = vo.timeout
+			}
+			ctx, cancel := hostContext(ctxTimeout)
 			defer cancel()
-			tunables, err := lab.ParseTunables(validate.Policy, set)
+			policy := validate.Policy
+			if vo != nil {
+				// The kernel's policy is known after boot; engine
+				// parameters are every policy's.
+				policy = ""
+			}
+			tunables, err := lab.ParseTunables(policy, simSet)
 			if err != nil {
 				return &lab.InputError{Err: fmt.Errorf("--set %w", err)}
 			}
-			res, err := validate.Run(ctx, validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Set: tunables, Progress: os.Stderr})
+			vopt := validate.Options{Host: o, Scenario: name, Runs: runs, RTApp: rtApp, Set: tunables, Progress: os.Stderr}
+			if vo != nil {
+				vopt.VM = &vo.Options
+			}
+			res, err := validate.Run(ctx, vopt)
 			if err != nil {
-				return hostError(err)
+				return kernelError(hostError(err))
 			}
 			if htmlPath != "" {
 				if err := writeHTMLFile(htmlPath, res.Page()); err != nil {
@@ -84,6 +115,7 @@ and otherwise says why not. Needs root and tracefs, as measure.`,
 		},
 	}
 	h.add(cmd)
+	v.add(cmd, false)
 	f := cmd.Flags()
 	f.IntVar(&runs, "runs", 5, "runs on each side")
 	f.StringArrayVar(&set, "set", nil, "change a tunable or engine parameter of the simulation, NAME=VALUE (repeatable), to try a model against the host")
@@ -104,4 +136,39 @@ func mdArgs(cmd *cobra.Command) []string {
 		}
 	}
 	return out
+}
+
+// validateOptions splits validate's --set between the guest kernel (its
+// tunables, with --kernel) and the simulation (engine parameters, and
+// every name without --kernel), and resolves the VM's options (nil: a host
+// validation).
+func (v *vmFlags) validateOptions(cmd *cobra.Command, arg string, params []string, o host.Options, runs int, set []string, rtApp bool) (*vmRun, []string, error) {
+	if v.kernel == "" {
+		if err := v.hostOnly(); err != nil {
+			return nil, nil, err
+		}
+		for _, name := range []string{"vcpus", "memory", "console", "warmup"} {
+			if cmd.Flags().Changed(name) {
+				return nil, nil, &lab.InputError{Err: fmt.Errorf("--%s applies to runs in a VM (--kernel)", name)}
+			}
+		}
+		return nil, set, nil
+	}
+	if rtApp {
+		return nil, nil, &lab.InputError{Err: fmt.Errorf("--rt-app runs on the host only: the guest has no rt-app")}
+	}
+	var simSet []string
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		if sim.IsParam(strings.TrimSpace(name)) {
+			simSet = append(simSet, kv)
+		} else {
+			v.set = append(v.set, kv)
+		}
+	}
+	vo, err := v.options(arg, params, o, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &vo, simSet, nil
 }

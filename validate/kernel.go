@@ -1,0 +1,189 @@
+package validate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"schedlab/host"
+	"schedlab/sched"
+	"schedlab/sim"
+	"schedlab/vm"
+)
+
+// A kernel in a virtual machine (vm) is compared with the simulated policy
+// closest to its scheduler, configured as the guest kernel reported itself
+// before the runs: its features and tunables as read from its debugfs (or
+// /proc/sys) files, its CONFIG_HZ, its vCPU count, and the VM's own costs
+// (VMContextSwitch, VMFork). Nothing here is fitted to a latency.
+
+// policyRule maps kernel releases from a version on to a simulated policy.
+type policyRule struct {
+	from   [3]int // the first release the rule takes
+	policy string
+	why    string
+}
+
+// policyRules, newest first. A kernel between two simulated generations
+// takes the older one: what the simulator lacks of the newer code is said
+// in why. The EEVDF profiles are the releases they are named for.
+var policyRules = []policyRule{
+	{[3]int{6, 18, 0}, "eevdf-6.18", "EEVDF of 6.18 (its newest simulated generation)"},
+	{[3]int{6, 12, 0}, "eevdf-6.12", "EEVDF of 6.12"},
+	{[3]int{6, 6, 0}, "eevdf-6.6", "EEVDF of 6.6"},
+	{[3]int{2, 6, 36}, "cfs-2.6.36", "CFS of 2.6.36, the newest simulated CFS: the kernel's later CFS changes (2.6.38's check_preempt_tick delta < 0, PELT load, place_entity's long-sleeper rule, the clock-skip rule, ALT_PERIOD, BASE_SLICE) are not simulated"},
+	{[3]int{2, 6, 35}, "cfs-2.6.35", "CFS of 2.6.35"},
+	{[3]int{2, 6, 23}, "cfs-2.6.24", "CFS of 2.6.24"},
+}
+
+// PolicyFor is the simulated policy for a kernel release ("6.1.0-57-cloud-amd64"),
+// with a sentence saying why.
+func PolicyFor(release string) (policy, why string, err error) {
+	v, ok := parseRelease(release)
+	if !ok {
+		return "", "", fmt.Errorf("kernel release %q: not a version schedlab can read", release)
+	}
+	for _, r := range policyRules {
+		if !versionLess(v, r.from) {
+			// A profile added later for the kernel itself (cfs-6.1, say)
+			// is its own best model.
+			own := fmt.Sprintf("cfs-%d.%d", v[0], v[1])
+			if _, err := sched.Lookup(own); err == nil && strings.HasPrefix(r.policy, "cfs-") {
+				return own, "the kernel's own profile", nil
+			}
+			return r.policy, fmt.Sprintf("Linux %d.%d is simulated as %s", v[0], v[1], r.why), nil
+		}
+	}
+	return "", "", fmt.Errorf("kernel release %q: older than any simulated scheduler (2.6.23's CFS is the first)", release)
+}
+
+func parseRelease(s string) ([3]int, bool) {
+	var v [3]int
+	// "6.1.0-57-cloud-amd64", "6.12.95+deb12-cloud-amd64", "2.6.35.2"
+	end := strings.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if end >= 0 {
+		s = s[:end]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return v, false
+	}
+	for i := 0; i < 3 && i < len(parts); i++ {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func versionLess(a, b [3]int) bool { return slices.Compare(a[:], b[:]) < 0 }
+
+// VMContextSwitch and VMFork are the simulation's engine costs for a
+// kernel in schedlab's VM (QEMU's TCG with icount, where guest time is
+// counted in instructions, about one per ns: a machine some 7× slower than
+// a real core for kernel code, with real ticks and slices). Measured once,
+// by the guest's cost probe (host.Probe) on debian-6.1 (Linux
+// 6.1.0-57-cloud-amd64), one vCPU, after a 200 ms warm-up, 2026-12-01:
+// context switch 3.2 µs, thread creation 13.8 µs. Held fixed for every
+// kernel and workload; each run's own probe is printed beside them.
+const (
+	VMContextSwitch = 3200
+	VMFork          = 13800
+)
+
+// DefaultHZ is what a kernel without a readable configuration is assumed
+// to run at: Debian's CONFIG_HZ for amd64.
+const DefaultHZ = 250
+
+// vmModel is the simulation's configuration for a VM's runs.
+type vmModel struct {
+	policy   string
+	features []string
+	tunables map[string]int64
+	notes    []string
+}
+
+// modelForVM configures the simulation as the guest kernel reported
+// itself; set (--set) then changes the simulation's side.
+func modelForVM(res *vm.Result, release string) (*vmModel, error) {
+	policy, why, err := PolicyFor(release)
+	if err != nil {
+		return nil, err
+	}
+	prof, err := sched.Lookup(policy)
+	if err != nil {
+		return nil, err
+	}
+	m := &vmModel{policy: policy, tunables: map[string]int64{
+		sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork,
+	}, notes: []string{why}}
+	hz, hzWhy := kernelHZ(res.Kernel)
+	m.tunables[sim.ParamHZ] = hz
+	m.notes = append(m.notes, hzWhy)
+	if res.Sched == nil {
+		m.notes = append(m.notes, "the guest did not report its features and tunables: the profile's defaults are simulated")
+		return m, nil
+	}
+	// Features by the kernel's state where the profile has one of the
+	// same name; the rest are the profile's defaults.
+	var took, lacked []string
+	for _, f := range res.Sched.Features {
+		name := strings.TrimPrefix(f, "NO_")
+		if prof.Feature(name) != nil {
+			m.features = append(m.features, f)
+			took = append(took, f)
+		} else {
+			lacked = append(lacked, name)
+		}
+	}
+	if len(took) > 0 {
+		m.notes = append(m.notes, "features as the kernel's: "+strings.Join(took, " "))
+	}
+	if len(lacked) > 0 {
+		m.notes = append(m.notes, "kernel features the model does not have: "+strings.Join(lacked, " "))
+	}
+	took = nil
+	for _, name := range slices.Sorted(maps.Keys(res.Sched.Tunables)) {
+		v := res.Sched.Tunables[name]
+		t := prof.Tunable(name)
+		if t == nil || t.Derived || name == "sched_tunable_scaling" {
+			continue
+		}
+		if t.Check(v) != nil {
+			continue
+		}
+		// The kernel's files hold the values already scaled to its CPU
+		// count; a value set is not scaled again (sched.Config.ScaleTunables).
+		m.tunables[name] = v
+		took = append(took, fmt.Sprintf("%s=%d", name, v))
+	}
+	if len(took) > 0 {
+		m.notes = append(m.notes, "tunables as the kernel's: "+strings.Join(took, " "))
+	}
+	return m, nil
+}
+
+// kernelHZ reads CONFIG_HZ from the kernel's configuration file (Debian
+// ships it beside the image), else assumes DefaultHZ.
+func kernelHZ(k *vm.Kernel) (int64, string) {
+	if v := k.Config("CONFIG_HZ"); v != "" {
+		if hz, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return hz, fmt.Sprintf("HZ %d (the kernel's CONFIG_HZ)", hz)
+		}
+	}
+	return DefaultHZ, fmt.Sprintf("HZ %d assumed (Debian's; the kernel's configuration was not found beside its image)", DefaultHZ)
+}
+
+// vmLine describes the VM side for the table's head.
+func vmLine(res *vm.Result, f host.Facts) string {
+	s := fmt.Sprintf("VM:         kernel %s (Linux %s, %s), %d vCPU(s), virtual time: %s, cgroup %s",
+		res.Kernel.Name, f.Kernel, res.Kernel.Sched(), res.VCPUs, res.Clock, orNone(f.Cgroup))
+	if len(res.Retries) > 0 {
+		s += fmt.Sprintf("; %d failed boot(s) retried", len(res.Retries))
+	}
+	return s
+}

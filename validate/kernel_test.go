@@ -1,0 +1,94 @@
+package validate
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"schedlab/lab"
+	"schedlab/sim"
+	"schedlab/vm"
+	"schedlab/workload"
+)
+
+func TestPolicyFor(t *testing.T) {
+	for _, c := range []struct{ release, want string }{
+		{"5.10.0-46-cloud-amd64", "cfs-2.6.36"},
+		{"6.1.0-57-cloud-amd64", "cfs-2.6.36"},
+		{"6.5.13", "cfs-2.6.36"},
+		{"6.6.0", "eevdf-6.6"},
+		{"6.11.2", "eevdf-6.6"},
+		{"6.12.95+deb12-cloud-amd64", "eevdf-6.12"},
+		{"6.18.44", "eevdf-6.18"},
+		{"7.2.13+deb14-cloud-amd64", "eevdf-6.18"},
+		{"2.6.36", "cfs-2.6.36"},
+		{"2.6.35.2", "cfs-2.6.35"},
+		{"2.6.24-rc1", "cfs-2.6.24"},
+	} {
+		got, why, err := PolicyFor(c.release)
+		if err != nil || got != c.want || why == "" {
+			t.Errorf("PolicyFor(%q) = %q, %q, %v; want %q", c.release, got, why, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "linux", "2.6.22", "x.y"} {
+		if p, _, err := PolicyFor(bad); err == nil {
+			t.Errorf("PolicyFor(%q) = %q, want an error", bad, p)
+		}
+	}
+}
+
+// The simulation of a VM's runs takes the kernel's features where the
+// model has them, its tunables as values already scaled (not scaled
+// again for the CPU count), its CONFIG_HZ, and the VM's costs.
+func TestModelForVM(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "vmlinuz-6.1.0-test")
+	os.WriteFile(img, []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config-6.1.0-test"), []byte("# comment\nCONFIG_HZ_1000=y\nCONFIG_HZ=1000\n"), 0o644)
+	res := &vm.Result{Kernel: &vm.Kernel{Name: "test", Image: img, Release: "6.1.0-test"}, VCPUs: 2,
+		Sched: &vm.Sched{Features: []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "TTWU_QUEUE", "LAST_BUDDY"},
+			Tunables: map[string]int64{"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000,
+				"sched_wakeup_granularity_ns": 2000000, "sched_tunable_scaling": 1, "sched_nr_migrate": 32}}}
+	m, err := modelForVM(res, "6.1.0-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.policy != "cfs-2.6.36" {
+		t.Errorf("policy %s", m.policy)
+	}
+	if want := []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "LAST_BUDDY"}; !slices.Equal(m.features, want) {
+		t.Errorf("features %q, want %q (TTWU_QUEUE is not the model's)", m.features, want)
+	}
+	for k, want := range map[string]int64{sim.ParamHZ: 1000, sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork,
+		"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000} {
+		if m.tunables[k] != want {
+			t.Errorf("%s = %d, want %d", k, m.tunables[k], want)
+		}
+	}
+	if _, ok := m.tunables["sched_tunable_scaling"]; ok {
+		t.Errorf("the scaling rule was taken: the values are scaled already")
+	}
+	// On 2 CPUs the simulation runs with the kernel's values as they are.
+	spec, err := workload.Parse("t.json", []byte(`{"tasks": {"a": {"loop": 1, "run": 1000}}, "global": {"duration": 0.01}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc, err := lab.Simulate(lab.Request{Spec: spec, Name: "t", Policy: m.policy, Features: m.features, CPUs: 2,
+		Duration: 10e6, Seed: 1, Tunables: m.tunables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := oc.Report.Tunables["sched_latency_ns"]; got != 12000000 {
+		t.Errorf("simulated sched_latency_ns %d, want the kernel's 12000000 unscaled", got)
+	}
+	if oc.Report.Features["START_DEBIT"] {
+		t.Errorf("START_DEBIT is on in the simulation; the kernel had it off")
+	}
+
+	// No configuration beside the image: Debian's HZ, said so.
+	os.Remove(filepath.Join(dir, "config-6.1.0-test"))
+	if hz, why := kernelHZ(res.Kernel); hz != DefaultHZ || why == "" {
+		t.Errorf("kernelHZ without a config = %d, %q", hz, why)
+	}
+}
