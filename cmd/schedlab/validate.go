@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"schedlab/internal/outfile"
 	"schedlab/host"
+	"schedlab/internal/outfile"
 	"schedlab/lab"
 	"schedlab/sim"
 	"schedlab/validate"
