@@ -85,6 +85,7 @@ func kernelError(err error) error {
 // vmFlags are measure's options of a run in a virtual machine.
 type vmFlags struct {
 	kernel, warmup, console string
+	accel                   string
 	features                string
 	set                     []string
 	vcpus, memory           int
@@ -97,6 +98,7 @@ func (v *vmFlags) add(cmd *cobra.Command, withSet bool) {
 	f.StringVar(&v.kernel, "kernel", "", "run in a VM with this kernel: a name of schedlab kernels list, or the path of a bzImage/vmlinuz")
 	f.IntVar(&v.vcpus, "vcpus", 1, "the VM's CPUs (with --kernel)")
 	f.IntVar(&v.memory, "memory", 1024, "the VM's memory in MB (with --kernel)")
+	f.StringVar(&v.accel, "accel", "tcg", "with --kernel: QEMU's accelerator, tcg (emulated, guest time counted in instructions with -icount: runs repeat whatever the machine's load) or kvm (real time, as fast and as noisy as the host)")
 	f.StringVar(&v.features, "features", "", "with --kernel: sched features to set in the guest kernel, in its sched_features syntax: `LIST` such as NO_START_DEBIT")
 	if withSet {
 		f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
@@ -111,9 +113,14 @@ type vmRun struct {
 }
 
 // hostOnly refuses the VM's own flags on a host run.
-func (v *vmFlags) hostOnly() error {
+func (v *vmFlags) hostOnly(cmd *cobra.Command) error {
 	if v.features != "" || len(v.set) > 0 {
 		return &lab.InputError{Err: errors.New("--features and --set apply to runs in a VM (--kernel): this host's kernel is not changed")}
+	}
+	for _, name := range []string{"vcpus", "memory", "console", "warmup", "accel"} {
+		if cmd.Flags().Changed(name) {
+			return &lab.InputError{Err: fmt.Errorf("--%s applies to runs in a VM (--kernel)", name)}
+		}
 	}
 	return nil
 }
@@ -150,7 +157,7 @@ func (v *vmFlags) options(arg string, params []string, o host.Options, runs int)
 		}
 	}
 	r.Options = vm.Options{Kernel: k, VCPUs: v.vcpus, MemoryMB: v.memory, Name: o.Spec.Name, Workload: data,
-		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr}
+		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr, Accel: v.accel}
 	if v.features != "" {
 		r.Features = strings.Split(v.features, ",")
 	}

@@ -212,7 +212,7 @@ of schedlab kernels list, fetched first.`,
 				}
 				return printMeasured(oc, a[0], tracePath, &out, asJSON, report.TextOptions{Hist: hist, MaxTasks: tasks, PIDs: pids})
 			}
-			if err := v.hostOnly(); err != nil {
+			if err := v.hostOnly(cmd); err != nil {
 				return err
 			}
 			ctx, cancel := hostContext(timeout)

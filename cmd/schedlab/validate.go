@@ -144,13 +144,8 @@ func mdArgs(cmd *cobra.Command) []string {
 // validation).
 func (v *vmFlags) validateOptions(cmd *cobra.Command, arg string, params []string, o host.Options, runs int, set []string, rtApp bool) (*vmRun, []string, error) {
 	if v.kernel == "" {
-		if err := v.hostOnly(); err != nil {
+		if err := v.hostOnly(cmd); err != nil {
 			return nil, nil, err
-		}
-		for _, name := range []string{"vcpus", "memory", "console", "warmup"} {
-			if cmd.Flags().Changed(name) {
-				return nil, nil, &lab.InputError{Err: fmt.Errorf("--%s applies to runs in a VM (--kernel)", name)}
-			}
 		}
 		return nil, set, nil
 	}
