@@ -479,6 +479,10 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t.threadLoops = d.Loop
 	t.phase = -1
 	t.action = actStep
+	if d.Process {
+		// The exec() that makes the new process the workload's program.
+		t.work = e.p.CostExec
+	}
 	e.alive = append(e.alive, t)
 	return t
 }

@@ -459,3 +459,24 @@ func TestMarksNameTheCurrentTask(t *testing.T) {
 		}
 	}
 }
+
+// A "process" task first spends cost_exec_ns in exec(), then its program;
+// a thread does not.
+func TestProcessExecCost(t *testing.T) {
+	p := sim.DefaultParams()
+	p.CostExec = 2e6
+	_, evs := record(t, `{"tasks": {
+		"proc": {"process": true, "loop": 1, "run": 1000, "suspend": "never"},
+		"thr": {"delay": 10000, "loop": 1, "run": 1000, "suspend": "never"}}}`, 1, 1e8, p)
+	sleeps := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Switch && e.PrevState == trace.Sleeping })
+	if len(sleeps) != 2 {
+		t.Fatalf("%d tasks blocked, want 2", len(sleeps))
+	}
+	// proc: the switch, the exec, its 1 ms; thr: from 10 ms, the switch and 1 ms.
+	if want := p.CostContextSwitch + p.CostExec + 1e6; sleeps[0].PID != 1001 || sleeps[0].TS != want {
+		t.Errorf("proc blocked at %d ns (pid %d), want %d", sleeps[0].TS, sleeps[0].PID, want)
+	}
+	if want := 10e6 + p.CostContextSwitch + 1e6; sleeps[1].TS != want {
+		t.Errorf("thr blocked at %d ns, want %d (no exec)", sleeps[1].TS, want)
+	}
+}

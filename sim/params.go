@@ -32,6 +32,12 @@ type Params struct {
 	// fires on an idle CPU (the wakee's, where it went to sleep): a halted
 	// virtual CPU must be woken by its host first. 0 on bare metal.
 	IdleExit int64
+	// CostExec is CPU time a task of a definition marked "process" spends
+	// before its first event: the exec() of the measuring binary that the
+	// host runner's processes really do (host/worker.c's spawn). 0 in a
+	// model of a kernel, where the workload's own events are the program;
+	// the host and VM profiles of validate set it from a cost probe.
+	CostExec int64
 	// CostExit is CPU time a task spends in exit() before it is gone.
 	CostExit int64
 	// CostYield is CPU time of the sched_yield() system call; it also
@@ -55,6 +61,7 @@ const (
 	ParamTimerIRQ    = "cost_timer_irq_ns"
 	ParamIdleExit    = "cost_idle_exit_ns"
 	ParamExit        = "cost_exit_ns"
+	ParamExec        = "cost_exec_ns"
 	ParamYield       = "cost_yield_ns"
 	ParamLLCSize     = "llc_size"
 	ParamBalance     = "balance_interval_ns"
@@ -101,6 +108,7 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamWakeup, Default: defaultWakeup, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a timer or input event to the wakee being queued (irq + hrtimer + try_to_wake_up); CPU time of the waker for a task-to-task wakeup (resume)"},
 		{Name: ParamTimerIRQ, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "extra delay of timer-driven wakeups (sleep ends, timer expiries, input events): a virtual machine's late hrtimer interrupt; 0 on bare metal"},
 		{Name: ParamIdleExit, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "further delay of a timer-driven wakeup whose timer fires on an idle CPU: a halted virtual CPU's wakeup by its host; 0 on bare metal"},
+		{Name: ParamExec, Default: 0, Unit: "ns", Min: 0, Max: 1e10, Doc: "CPU time a \"process\" task spends in exec() of the measuring binary before its first event (the host runner's processes exec schedlab); 0 in a model of a kernel"},
 		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
 		{Name: ParamLLCSize, Default: 0, Min: 0, Max: 1 << 16, Doc: "CPUs per last-level-cache domain (0: all CPUs share one); wakeups look for idle CPUs within it"},
@@ -125,6 +133,8 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.IdleExit = v
 	case ParamExit:
 		p.CostExit = v
+	case ParamExec:
+		p.CostExec = v
 	case ParamYield:
 		p.CostYield = v
 	case ParamLLCSize:
@@ -147,6 +157,7 @@ func (p Params) Values() map[string]int64 {
 		ParamTimerIRQ:  p.TimerIRQ,
 		ParamIdleExit:  p.IdleExit,
 		ParamExit:      p.CostExit,
+		ParamExec:      p.CostExec,
 		ParamYield:     p.CostYield,
 		ParamLLCSize:   p.LLCSize,
 		ParamBalance:   p.BalanceInterval,

@@ -82,17 +82,23 @@ func parseRelease(s string) ([3]int, bool) {
 
 func versionLess(a, b [3]int) bool { return slices.Compare(a[:], b[:]) < 0 }
 
-// VMContextSwitch and VMFork are the simulation's engine costs for a
-// kernel in schedlab's VM (QEMU's TCG with icount, where guest time is
-// counted in instructions, about one per ns: a machine some 7× slower than
-// a real core for kernel code, with real ticks and slices). Measured once,
-// by the guest's cost probe (host.Probe) on debian-6.1 (Linux
-// 6.1.0-57-cloud-amd64), one vCPU, after a 200 ms warm-up, 2026-12-01:
-// context switch 3.2 µs, thread creation 13.8 µs. Held fixed for every
-// kernel and workload; each run's own probe is printed beside them.
+// VMContextSwitch, VMFork and VMExec are the simulation's engine costs
+// for a kernel in schedlab's VM (QEMU's TCG with icount, where guest time
+// is counted in instructions, one per ns: a machine several times slower
+// than a real core for kernel code, with real ticks and slices). Measured
+// once, by the guest's cost probe (host.Probe) on debian-6.1 (Linux
+// 6.1.0-57-cloud-amd64), one vCPU, after the warm-up, 2026-12-01, in two
+// boots: context switch 3.2 and 3.0 µs, thread creation 13.8 and 13.9 µs,
+// fork + exec + exit of the schedlab binary 2253 and 2021 µs, of which
+// exec is what is left after the clone and the 10 µs exit: about 2 ms.
+// Held fixed for every kernel and workload; each run's own probe is
+// printed beside them. The timer path needs no cost of its own: the
+// probe's timer to user code on an idle vCPU, 4.1 µs, is the engine's
+// wakeup (2 µs) and a switch.
 const (
 	VMContextSwitch = 3200
 	VMFork          = 13800
+	VMExec          = 2000000
 )
 
 // DefaultHZ is what a kernel without a readable configuration is assumed
@@ -119,7 +125,7 @@ func modelForVM(res *vm.Result, release string) (*vmModel, error) {
 		return nil, err
 	}
 	m := &vmModel{policy: policy, tunables: map[string]int64{
-		sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork,
+		sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork, sim.ParamExec: VMExec,
 	}, notes: []string{why}}
 	hz, hzWhy := kernelHZ(res.Kernel)
 	m.tunables[sim.ParamHZ] = hz

@@ -345,8 +345,8 @@ func modelOf(r *report.Run, policy string, ncpu int, inVM bool) []string {
 		sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit])
 	if inVM {
 		where = "the guest run's cgroup"
-		costs = fmt.Sprintf("engine costs: context switch %g µs and clone %g µs as the VM's cost probe measured them once (validate.VMContextSwitch, VMFork), wakeup %g µs, exit %g µs, timer path %s %d, %s %d; no timer slack (the guest runs with 1 ns)",
-			us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamWakeup), us(sim.ParamExit),
+		costs = fmt.Sprintf("engine costs: context switch %g µs, clone %g µs and a process's exec %g µs as the VM's cost probe measured them once (validate.VMContextSwitch, VMFork, VMExec), wakeup %g µs, exit %g µs, timer path %s %d, %s %d; no timer slack (the guest runs with 1 ns)",
+			us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamExec), us(sim.ParamWakeup), us(sim.ParamExit),
 			sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit])
 	}
 	return []string{
