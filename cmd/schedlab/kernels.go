@@ -36,12 +36,19 @@ works wherever a NAME does.`,
 		Args:  args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return listKernels() },
 	}
+	var missing bool
 	fetch := &cobra.Command{
 		Use:   "fetch NAME...",
 		Short: "Download and extract named kernels (the newest of their suite) into the cache",
 		Args:  args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			for _, name := range a {
+				if missing {
+					if k, err := vm.Cached(name); err == nil {
+						fmt.Fprintf(os.Stderr, "schedlab: %s is cached (Linux %s)\n", name, k.Release)
+						continue
+					}
+				}
 				if _, err := vm.Fetch(name, os.Stderr); err != nil {
 					return kernelError(err)
 				}
@@ -49,6 +56,7 @@ works wherever a NAME does.`,
 			return nil
 		},
 	}
+	fetch.Flags().BoolVar(&missing, "missing", false, "fetch only kernels not in the cache yet (else the newest of the suite replaces a cached older one)")
 	cmd.AddCommand(list, fetch)
 	return cmd
 }
