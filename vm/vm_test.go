@@ -3,17 +3,13 @@ package vm_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"schedlab/host"
 	"schedlab/internal/hosttest"
-	"schedlab/internal/testskip"
 	"schedlab/lab"
 	"schedlab/vm"
 	"schedlab/workload"
@@ -39,41 +35,13 @@ const vmWorkload = `{"global": {"duration": 2}, "tasks": {
 	"child": {"instance": 0, "process": true, "loop": 1, "run": 1000}
 }}`
 
-// needKernel gives the cached debian-6.1, fetching it once, or skips
-// saying why it cannot be had.
-func needKernel(t *testing.T) *vm.Kernel {
-	t.Helper()
-	testskip.Uncached()
-	if testing.Short() {
-		testskip.Skip(t, "-short: no VM boots")
-	}
-	if !host.HaveRunner {
-		testskip.Skip(t, "built without cgo: the guest's init would have no host runner")
-	}
-	if _, err := exec.LookPath(vm.QEMU); err != nil {
-		testskip.Skip(t, "%s is not installed (Debian's qemu-system-x86; .ci/setup installs it)", vm.QEMU)
-	}
-	k, err := vm.Cached("debian-6.1")
-	var nf *vm.NotFetchedError
-	if errors.As(err, &nf) {
-		var log bytes.Buffer
-		if k, err = vm.Fetch("debian-6.1", &log); err != nil {
-			testskip.Skip(t, "kernel debian-6.1 cannot be fetched here: %v", err)
-		}
-		t.Logf("%s", log.String())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
 
 // A 2 s workload in Debian's 6.1 (CFS) under QEMU, with NO_START_DEBIT:
 // the feature reaches the kernel, and the recording comes back whole and
 // consistent, as a host run's (host_test.go's TestRunOnHost). Never a
 // latency threshold.
 func TestMeasureInVM(t *testing.T) {
-	k := needKernel(t)
+	k := hosttest.Kernel(t, "debian-6.1")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

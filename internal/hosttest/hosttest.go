@@ -5,11 +5,14 @@ package hosttest
 
 import (
 	"bytes"
+	"errors"
+	"os/exec"
 	"testing"
 
 	"schedlab/host"
 	"schedlab/internal/testskip"
 	"schedlab/trace"
+	"schedlab/vm"
 )
 
 // Need skips t unless the host can run workloads (root, tracefs, a cgroup
@@ -24,6 +27,36 @@ func Need(t testing.TB) {
 	if _, err := host.Preflight(nil, true); err != nil {
 		testskip.Skip(t, "host runs impossible here: %v", err)
 	}
+}
+
+// Kernel gives the named kernel for a VM test, fetching it once when it is
+// not cached, or skips saying why it cannot be had (-short, no cgo, no
+// QEMU, no apt).
+func Kernel(t testing.TB, name string) *vm.Kernel {
+	t.Helper()
+	testskip.Uncached()
+	if testing.Short() {
+		testskip.Skip(t, "-short: no VM boots")
+	}
+	if !host.HaveRunner {
+		testskip.Skip(t, "built without cgo: the guest's init would have no host runner")
+	}
+	if _, err := exec.LookPath(vm.QEMU); err != nil {
+		testskip.Skip(t, "%s is not installed (Debian's qemu-system-x86; .ci/setup installs it)", vm.QEMU)
+	}
+	k, err := vm.Cached(name)
+	var nf *vm.NotFetchedError
+	if errors.As(err, &nf) {
+		var log bytes.Buffer
+		if k, err = vm.Fetch(name, &log); err != nil {
+			testskip.Skip(t, "kernel %s cannot be fetched here: %v", name, err)
+		}
+		t.Logf("%s", log.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // Workload is what a recording shows of the workload that started at its
