@@ -35,7 +35,6 @@ const vmWorkload = `{"global": {"duration": 2}, "tasks": {
 	"child": {"instance": 0, "process": true, "loop": 1, "run": 1000}
 }}`
 
-
 // A 2 s workload in Debian's 6.1 (CFS) under QEMU, with NO_START_DEBIT:
 // the feature reaches the kernel, and the recording comes back whole and
 // consistent, as a host run's (host_test.go's TestRunOnHost). Never a
