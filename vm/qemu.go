@@ -153,6 +153,9 @@ func Check(o *Options) error {
 	default:
 		return &InputError{Msg: fmt.Sprintf("--accel %q: tcg or kvm", o.Accel)}
 	}
+	if err := checkKnown(o.Kernel, o.Features, o.Set); err != nil {
+		return err
+	}
 	if o.Runs < 0 || o.Runs > 1000 {
 		return &InputError{Msg: fmt.Sprintf("%d runs: 1 to 1000 in one boot", o.Runs)}
 	}
@@ -250,6 +253,7 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		if len(res.Recordings) != o.Runs {
 			return nil, &GuestError{Msg: fmt.Sprintf("the guest sent %d of %d runs", len(res.Recordings), o.Runs)}
 		}
+		rememberSched(o.Kernel, res.Sched)
 		res.Wall = time.Since(start)
 		return res, nil
 	}
