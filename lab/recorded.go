@@ -206,6 +206,9 @@ func AnalyzeVM(res *vm.Result, run int, name string, keep Keep) (*Outcome, error
 		r.Headline += "\n" + CostsLine(c)
 	}
 	r.Warnings = append(append(append([]string(nil), res.Guest...), res.Retries...), r.Warnings...)
+	if res.VCPUs > 1 && res.Clock == "icount" {
+		r.Warnings = append([]string{vm.RoundRobinNote}, r.Warnings...)
+	}
 	o.Source.Origin = VMKernel
 	o.Source.Host.VM = res
 	return o, nil

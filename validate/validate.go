@@ -249,6 +249,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if vr.Costs != nil {
 			res.Machine = append(res.Machine, "            "+lab.CostsLine(vr.Costs))
 		}
+		if vr.VCPUs > 1 && vr.Clock == "icount" {
+			res.Machine = append(res.Machine, "            note: "+vm.RoundRobinNote)
+		}
 		res.VM = &VMFacts{Kernel: vr.Kernel, VCPUs: vr.VCPUs, Clock: vr.Clock, BootS: vr.Boot.Seconds(), WallS: vr.Wall.Seconds(),
 			Retries: vr.Retries, Guest: vr.Guest, Sched: vr.Sched, Costs: vr.Costs}
 	}

@@ -31,8 +31,10 @@ type Options struct {
 	MemoryMB int
 	// Accel is QEMU's accelerator: "tcg" (the default: emulation with
 	// -icount shift=0,sleep=off, guest time counted in instructions, so
-	// runs repeat whatever the machine's load) or "kvm" (hardware
-	// virtualisation: real time, as fast as the host, as noisy).
+	// runs repeat whatever the machine's load; QEMU then runs the vCPUs
+	// one at a time), "tcg-mt" (emulation with a host thread per vCPU, in
+	// real time: vCPUs in parallel, as noisy as the machine) or "kvm"
+	// (hardware virtualisation: real time, as fast as the host, as noisy).
 	Accel string
 	// Name and Workload are the workload's name in reports and its
 	// rt-app JSON; the guest parses it as the host would.
@@ -95,6 +97,16 @@ type Result struct {
 	Costs *host.Costs
 }
 
+// RoundRobinNote is what a run on more than one vCPU under icount must be
+// read with. QEMU runs the vCPUs of an icount guest one at a time (its
+// round-robin TCG: icount cannot count instructions of parallel vCPUs),
+// and a vCPU's turn lasts until the next timer deadline of the machine. So
+// a task woken on one vCPU while another computes waits, with its wakeup
+// already traced, until the other's next timer: up to a tick of its busy
+// loop (seen: 5.2 ms on debian-6.1 with 2 vCPUs, a 10 ms timer beside a
+// 5 ms busy loop, where 1 vCPU gives 12 µs).
+const RoundRobinNote = "QEMU runs the vCPUs of an icount guest one at a time: a task woken on one vCPU while another computes can wait until that vCPU's next timer (up to a tick), so latencies on more than one vCPU include QEMU's turns and are not the kernel's alone (docs/vm.md; --accel tcg-mt runs them in parallel, in real time)"
+
 // BootError is a guest that did not reach init: the kernel did not boot,
 // panicked or hung, with the console's last lines.
 type BootError struct {
@@ -143,7 +155,7 @@ func Check(o *Options) error {
 		return &InputError{Msg: "this schedlab was built without cgo, so the guest it would boot as init has no host runner: build it with cgo (CGO_ENABLED=1 go build ./cmd/schedlab)"}
 	}
 	switch o.Accel {
-	case "", "tcg":
+	case "", "tcg", "tcg-mt":
 	case "kvm":
 		f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
 		if err != nil {
@@ -151,7 +163,7 @@ func Check(o *Options) error {
 		}
 		f.Close()
 	default:
-		return &InputError{Msg: fmt.Sprintf("--accel %q: tcg or kvm", o.Accel)}
+		return &InputError{Msg: fmt.Sprintf("--accel %q: tcg, tcg-mt or kvm", o.Accel)}
 	}
 	if err := checkKnown(o.Kernel, o.Features, o.Set); err != nil {
 		return err
@@ -234,8 +246,11 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("building the initramfs: %w", err)
 	}
 	res := &Result{Kernel: o.Kernel, VCPUs: o.VCPUs, Clock: "icount"}
-	if o.Accel == "kvm" {
+	switch o.Accel {
+	case "kvm":
 		res.Clock = "kvm"
+	case "tcg-mt":
+		res.Clock = "real time (multi-threaded TCG)"
 	}
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -286,10 +301,15 @@ func cmdline() string {
 
 func qemuArgs(o *Options, initrd, sock string) []string {
 	accel := []string{"-accel", "tcg", "-icount", "shift=0,sleep=off"}
-	if o.Accel == "kvm" {
+	switch o.Accel {
+	case "kvm":
 		// The host CPU as it is, less the feature this machine's QEMU
 		// refuses to pass through (it fails to start with it).
 		accel = []string{"-accel", "kvm", "-cpu", "host,-arch-capabilities"}
+	case "tcg-mt":
+		// icount needs QEMU's single-threaded round-robin TCG; without
+		// it each vCPU has a host thread.
+		accel = []string{"-accel", "tcg,thread=multi"}
 	}
 	return append([]string{
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
@@ -401,10 +421,7 @@ func boot(ctx context.Context, o *Options, dir, initrd string, res *Result) erro
 			}
 		}
 	}()
-	how := "TCG, icount"
-	if o.Accel == "kvm" {
-		how = "KVM"
-	}
+	how := map[string]string{"": "TCG, icount", "tcg": "TCG, icount", "tcg-mt": "multi-threaded TCG, real time", "kvm": "KVM"}[o.Accel]
 	fmt.Fprintf(o.Log, "schedlab: booting %s (Linux %s) under %s: %s, %d vCPU(s), %d MB\n", o.Kernel.Name, o.Kernel.Release, QEMU, how, o.VCPUs, o.MemoryMB)
 	hello := false
 	deadline := time.NewTimer(o.BootTimeout)

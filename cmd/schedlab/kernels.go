@@ -106,7 +106,7 @@ func (v *vmFlags) add(cmd *cobra.Command, withSet bool) {
 	f.StringVar(&v.kernel, "kernel", "", "run in a VM with this kernel: a name of schedlab kernels list, or the path of a bzImage/vmlinuz")
 	f.IntVar(&v.vcpus, "vcpus", 1, "the VM's CPUs (with --kernel)")
 	f.IntVar(&v.memory, "memory", 1024, "the VM's memory in MB (with --kernel)")
-	f.StringVar(&v.accel, "accel", "tcg", "with --kernel: QEMU's accelerator, tcg (emulated, guest time counted in instructions with -icount: runs repeat whatever the machine's load) or kvm (real time, as fast and as noisy as the host)")
+	f.StringVar(&v.accel, "accel", "tcg", "with --kernel: QEMU's accelerator, tcg (emulated, guest time counted in instructions with -icount: runs repeat whatever the machine's load, but vCPUs take turns), tcg-mt (emulated, a host thread per vCPU, real time: as noisy as the machine) or kvm (real time, as fast and as noisy as the host)")
 	f.StringVar(&v.features, "features", "", "with --kernel: sched features to set in the guest kernel, in its sched_features syntax: `LIST` such as NO_START_DEBIT")
 	if withSet {
 		f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
