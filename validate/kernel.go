@@ -115,7 +115,7 @@ type vmModel struct {
 
 // modelForVM configures the simulation as the guest kernel reported
 // itself; set (--set) then changes the simulation's side.
-func modelForVM(res *vm.Result, release string) (*vmModel, error) {
+func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel, error) {
 	policy, why, err := PolicyFor(release)
 	if err != nil {
 		return nil, err
@@ -127,17 +127,20 @@ func modelForVM(res *vm.Result, release string) (*vmModel, error) {
 	m := &vmModel{policy: policy, tunables: map[string]int64{
 		sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork, sim.ParamExec: VMExec,
 	}, notes: []string{why}}
-	hz, hzWhy := kernelHZ(res.Kernel)
+	hzWhy := fmt.Sprintf("HZ %d (the kernel's CONFIG_HZ when its run was recorded)", hz)
+	if hz == 0 {
+		hz, hzWhy = kernelHZ(k)
+	}
 	m.tunables[sim.ParamHZ] = hz
 	m.notes = append(m.notes, hzWhy)
-	if res.Sched == nil {
+	if st == nil {
 		m.notes = append(m.notes, "the guest did not report its features and tunables: the profile's defaults are simulated")
 		return m, nil
 	}
 	// Features by the kernel's state where the profile has one of the
 	// same name; the rest are the profile's defaults.
 	var took, lacked []string
-	for _, f := range res.Sched.Features {
+	for _, f := range st.Features {
 		name := strings.TrimPrefix(f, "NO_")
 		if prof.Feature(name) != nil {
 			m.features = append(m.features, f)
@@ -153,8 +156,8 @@ func modelForVM(res *vm.Result, release string) (*vmModel, error) {
 		m.notes = append(m.notes, "kernel features the model does not have: "+strings.Join(lacked, " "))
 	}
 	took = nil
-	for _, name := range slices.Sorted(maps.Keys(res.Sched.Tunables)) {
-		v := res.Sched.Tunables[name]
+	for _, name := range slices.Sorted(maps.Keys(st.Tunables)) {
+		v := st.Tunables[name]
 		t := prof.Tunable(name)
 		if t == nil || t.Derived || name == "sched_tunable_scaling" {
 			continue

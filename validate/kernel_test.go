@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"schedlab/lab"
@@ -50,7 +51,7 @@ func TestModelForVM(t *testing.T) {
 		Sched: &vm.Sched{Features: []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "TTWU_QUEUE", "LAST_BUDDY"},
 			Tunables: map[string]int64{"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000,
 				"sched_wakeup_granularity_ns": 2000000, "sched_tunable_scaling": 1, "sched_nr_migrate": 32}}}
-	m, err := modelForVM(res, "6.1.0-test")
+	m, err := modelForVM(res.Kernel, res.Sched, "6.1.0-test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +91,39 @@ func TestModelForVM(t *testing.T) {
 	os.Remove(filepath.Join(dir, "config-6.1.0-test"))
 	if hz, why := kernelHZ(res.Kernel); hz != DefaultHZ || why == "" {
 		t.Errorf("kernelHZ without a config = %d, %q", hz, why)
+	}
+}
+
+// A VM validation re-simulated without its kernel's image gives the same
+// simulation and verdicts from what it recorded (HZ included).
+func TestResimulate(t *testing.T) {
+	data := `{"global": {"duration": 0.2}, "tasks": {"tick": {"timer": {"ref": "t", "period": 10000}, "run": 200}, "hog": {"run": 5000, "sleep": 1000}}}`
+	spec, err := workload.Parse("tick.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Scenario: "tick.json", Runs: 2, DurationNS: 2e8, CPUs: 1, Seed: 5, Workload: data,
+		VM: &VMFacts{Kernel: &vm.Kernel{Name: "gone", Image: "/nonexistent/vmlinuz", Release: "6.1.0-x"}, Release: "6.1.0-x", VCPUs: 1, HZ: 1000,
+			Sched: &vm.Sched{Features: []string{"NO_START_DEBIT"}}}}
+	if err := res.simulate(spec); err != nil {
+		t.Fatal(err)
+	}
+	res.Host = res.Sim // the "kernel" agrees exactly with the model
+	res.Figures = compare(res.Host, res.Sim, res.real())
+	first := res.Sim
+	if err := Resimulate(res); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(first, res.Sim, func(a, b RunStats) bool { return a.Timer == b.Timer && a.Wakeup == b.Wakeup }) {
+		t.Errorf("re-simulation differs:\n%+v\n%+v", first, res.Sim)
+	}
+	if in, n := tally(res.Figures); in != n || n == 0 {
+		t.Errorf("%d of %d inside; a model against itself is inside everywhere", in, n)
+	}
+	if res.Policy != "cfs-2.6.36" || !strings.Contains(strings.Join(res.Model, "\n"), "HZ 1000") {
+		t.Errorf("policy %s, model %q", res.Policy, res.Model)
+	}
+	if err := Resimulate(&Result{Scenario: "host"}); err == nil {
+		t.Errorf("a host validation was re-simulated")
 	}
 }

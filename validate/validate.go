@@ -23,6 +23,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"schedlab/analyze"
 	"schedlab/host"
@@ -81,6 +82,7 @@ type Options struct {
 // Stats are the compared figures of one latency in one run, µs.
 type Stats struct {
 	Count int       `json:"count"`
+	Avg   report.US `json:"avg_us"`
 	P50   report.US `json:"p50_us"`
 	P90   report.US `json:"p90_us"`
 	P99   report.US `json:"p99_us"`
@@ -88,7 +90,7 @@ type Stats struct {
 }
 
 func statsOf(l report.Latency) Stats {
-	return Stats{Count: l.Count, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+	return Stats{Count: l.Count, Avg: l.Avg, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
 }
 
 // RunStats are one run's figures.
@@ -103,6 +105,9 @@ type RunStats struct {
 	// MissedSwitchIns are switch-ins the host's trace lacked: their
 	// wakeups are not samples (analyze.Report.MissedSwitchIn).
 	MissedSwitchIns int `json:"missed_switch_ins,omitempty"`
+	// Shares are each comm's part of the workload's CPU time (0 to 1), as
+	// the per-task table merges tasks by comm.
+	Shares map[string]float64 `json:"cpu_shares,omitempty"`
 	// Notes are the run's warnings (lost events, steal time, ...).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -134,7 +139,13 @@ type Result struct {
 	CPUs       int        `json:"cpus"`
 	HostFacts  host.Facts `json:"host"`
 	Host       []RunStats `json:"host_runs"`
+	Seed       uint64     `json:"seed"`
 	Policy     string     `json:"policy"`
+	// SimSet are the simulation's own settings (--set of an engine
+	// parameter, or any --set on the host).
+	SimSet map[string]int64 `json:"sim_set,omitempty"`
+	// Workload is the rt-app text a VM ran (to re-simulate it).
+	Workload string `json:"workload,omitempty"`
 	// Machine describes the measured side for the table's head.
 	Machine []string `json:"machine"`
 	// VM is the virtual machine's facts when the runs were in one.
@@ -184,8 +195,10 @@ func WithSession(spec *workload.Spec) *workload.Spec {
 // kernel's scheduler settings and the cost probe.
 type VMFacts struct {
 	Kernel  *vm.Kernel  `json:"kernel"`
+	Release string      `json:"release"`
 	VCPUs   int         `json:"vcpus"`
 	Clock   string      `json:"virtual_time"`
+	HZ      int64       `json:"hz"`
 	BootS   float64     `json:"boot_s"`
 	WallS   float64     `json:"wall_s"`
 	Retries []string    `json:"boot_retries,omitempty"`
@@ -211,13 +224,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		ncpu = len(online)
 	}
-	res := &Result{Scenario: o.Scenario, Runs: o.Runs, DurationNS: int64(o.Host.Duration), Policy: Policy}
+	res := &Result{Scenario: o.Scenario, Runs: o.Runs, DurationNS: int64(o.Host.Duration), Seed: o.Host.Seed, Policy: Policy, SimSet: o.Set}
 	res.hostSamples, res.simSamples = &Samples{}, &Samples{}
-	simSpec := WithSession(o.Host.Spec)
 	var real []*lab.Outcome
-	var features []string
-	// The host profile's calibrated costs, unless Set changes them.
-	set := map[string]int64{sim.ParamTimerIRQ: HostTimerIRQ, sim.ParamIdleExit: HostIdleExit}
 	if o.VM != nil {
 		// One boot makes every run; the simulation follows, configured by
 		// what the guest said of its kernel.
@@ -239,42 +248,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if ncpu == 0 {
 			ncpu = vr.VCPUs
 		}
-		m, err := modelForVM(vr, vr.Recordings[0].Facts.Kernel)
-		if err != nil {
-			return nil, err
-		}
-		res.Policy, features, set = m.policy, m.features, m.tunables
-		res.Model = append(res.Model, m.notes...)
-		res.Machine = []string{vmLine(vr, vr.Recordings[0].Facts)}
+		f := vr.Recordings[0].Facts
+		res.Machine = []string{vmLine(vr, f)}
 		if vr.Costs != nil {
 			res.Machine = append(res.Machine, "            "+lab.CostsLine(vr.Costs))
 		}
 		if vr.VCPUs > 1 && vr.Clock == "icount" {
 			res.Machine = append(res.Machine, "            note: "+vm.RoundRobinNote)
 		}
-		res.VM = &VMFacts{Kernel: vr.Kernel, VCPUs: vr.VCPUs, Clock: vr.Clock, BootS: vr.Boot.Seconds(), WallS: vr.Wall.Seconds(),
+		hz, _ := kernelHZ(vr.Kernel)
+		res.VM = &VMFacts{Kernel: vr.Kernel, Release: f.Kernel, VCPUs: vr.VCPUs, Clock: vr.Clock, HZ: hz, BootS: vr.Boot.Seconds(), WallS: vr.Wall.Seconds(),
 			Retries: vr.Retries, Guest: vr.Guest, Sched: vr.Sched, Costs: vr.Costs}
+		res.Workload = string(vo.Workload)
 	}
 	res.CPUs = ncpu
-	maps.Copy(set, o.Set)
-	// Simulate before the host runs: it is quick, and a bad workload fails
-	// before the host is touched.
-	sims := make([]*lab.Outcome, o.Runs)
-	errs := make([]error, o.Runs)
-	pool.Run(o.Runs, 0, func(i int) {
-		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: o.Scenario, Policy: res.Policy, Features: features, CPUs: ncpu,
-			Duration: o.Host.Duration, Seed: o.Host.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}})
-	}, nil)
-	for i, oc := range sims {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		res.simSamples.Timer = append(res.simSamples.Timer, oc.Timer...)
-		res.simSamples.Wakeup = append(res.simSamples.Wakeup, oc.Wakeup...)
-		if i == 0 {
-			res.Model = append(modelOf(oc.Report, res.Policy, ncpu, o.VM != nil), res.Model...)
-		}
-		res.Sim = append(res.Sim, runStats(oc.Report))
+	// On the host, simulate before the host runs: it is quick, and a bad
+	// workload fails before the host is touched.
+	if err := res.simulate(o.Host.Spec); err != nil {
+		return nil, err
 	}
 	for i := 0; o.VM == nil && i < o.Runs; i++ {
 		fmt.Fprintf(progress, "schedlab validate: host run %d/%d (%v)\n", i+1, o.Runs, o.Host.Duration)
@@ -312,8 +303,77 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// simulate makes the result's simulated runs of spec: the host's profile,
+// or for a VM the model of its kernel (modelForVM), with SimSet on top.
+func (res *Result) simulate(spec *workload.Spec) error {
+	var features []string
+	// The host profile's calibrated costs, unless SimSet changes them.
+	set := map[string]int64{sim.ParamTimerIRQ: HostTimerIRQ, sim.ParamIdleExit: HostIdleExit}
+	res.Policy, res.Model = Policy, nil
+	var notes []string
+	if v := res.VM; v != nil {
+		m, err := modelForVM(v.Kernel, v.Sched, v.Release, v.HZ)
+		if err != nil {
+			return err
+		}
+		res.Policy, features, set, notes = m.policy, m.features, m.tunables, m.notes
+	}
+	maps.Copy(set, res.SimSet)
+	simSpec := WithSession(spec)
+	sims := make([]*lab.Outcome, res.Runs)
+	errs := make([]error, res.Runs)
+	pool.Run(res.Runs, 0, func(i int) {
+		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
+			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}})
+	}, nil)
+	res.Sim = nil
+	res.simSamples = &Samples{}
+	for i, oc := range sims {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		res.simSamples.Timer = append(res.simSamples.Timer, oc.Timer...)
+		res.simSamples.Wakeup = append(res.simSamples.Wakeup, oc.Wakeup...)
+		if i == 0 {
+			res.Model = append(modelOf(oc.Report, res.Policy, res.CPUs, res.VM != nil), notes...)
+		}
+		res.Sim = append(res.Sim, runStats(oc.Report))
+	}
+	return nil
+}
+
+// Resimulate judges a VM validation's kernel runs again against the
+// simulation as it is now: the model of the kernel the result recorded
+// (its release, features, tunables, HZ and vCPUs), on the workload it
+// recorded. The kernel's figures are the result's; only the simulation
+// and the verdicts change. So a model change is judged without booting.
+func Resimulate(res *Result) error {
+	if res.VM == nil || len(res.Workload) == 0 {
+		return fmt.Errorf("validate: %s: only a VM validation records what re-simulating it needs", res.Scenario)
+	}
+	spec, err := workload.Parse(res.Scenario, []byte(res.Workload))
+	if err != nil {
+		return err
+	}
+	if err := res.simulate(spec); err != nil {
+		return err
+	}
+	res.Figures = compare(res.Host, res.Sim, res.real())
+	return nil
+}
+
 func runStats(r *report.Run) RunStats {
 	s := RunStats{Timer: statsOf(r.TimerLatency), Wakeup: statsOf(r.WakeupLatency), Notes: r.Warnings}
+	var total float64
+	for _, t := range r.ByComm {
+		total += t.RuntimeMS
+	}
+	if total > 0 {
+		s.Shares = map[string]float64{}
+		for _, t := range r.ByComm {
+			s.Shares[t.Comm] = t.RuntimeMS / total
+		}
+	}
 	if r.TimerLatency.Missed != nil {
 		s.Missed = *r.TimerLatency.Missed
 	}
@@ -390,6 +450,7 @@ func compare(hostRuns, simRuns []RunStats, real string) []Figure {
 		name string
 		get  func(Stats) report.US
 	}{
+		{"avg", func(s Stats) report.US { return s.Avg }},
 		{"p50", func(s Stats) report.US { return s.P50 }},
 		{"p90", func(s Stats) report.US { return s.P90 }},
 		{"p99", func(s Stats) report.US { return s.P99 }},

@@ -67,15 +67,15 @@ func load(t *testing.T, name string) *workload.Spec {
 
 func TestCompare(t *testing.T) {
 	run := func(p50, max report.US, n int) RunStats {
-		return RunStats{Timer: Stats{Count: n, P50: p50, P90: p50, P99: max, Max: max}}
+		return RunStats{Timer: Stats{Count: n, Avg: p50, P50: p50, P90: p50, P99: max, Max: max}}
 	}
 	hostRuns := []RunStats{run(100, 1000, 10), run(120, 3000, 10), run(90, 2000, 10)}
 	simRuns := []RunStats{run(95, 5000, 10), run(110, 4000, 10), run(105, 6000, 10)}
 	figs := compare(hostRuns, simRuns, "host")
-	if len(figs) != 8 {
-		t.Fatalf("%d figures, want 8", len(figs))
+	if len(figs) != 10 {
+		t.Fatalf("%d figures, want 10", len(figs))
 	}
-	p50, max, wake := figs[0], figs[3], figs[4]
+	p50, max, wake := figs[1], figs[4], figs[5]
 	if p50.Stat != "p50" || p50.HostMed != 100 || p50.HostMin != 90 || p50.HostMax != 120 || p50.Sim != 105 || !p50.Inside || p50.Verdict != "inside" {
 		t.Errorf("p50 figure %+v", p50)
 	}
@@ -86,8 +86,8 @@ func TestCompare(t *testing.T) {
 	if wake.Latency != "wakeup" || wake.Verdict != "no samples on either side" || wake.Inside {
 		t.Errorf("wakeup figure %+v", wake)
 	}
-	if in, n := tally(figs); in != 2 || n != 4 {
-		t.Errorf("tally %d of %d, want 2 of 4 (timer p50 and p90 inside; p99 and max high)", in, n)
+	if in, n := tally(figs); in != 3 || n != 5 {
+		t.Errorf("tally %d of %d, want 3 of 5 (timer avg, p50 and p90 inside; p99 and max high)", in, n)
 	}
 	if v := verdict(10, 100, 50, 150, "host"); v != "low by 40 µs (0.1× host median)" {
 		t.Errorf("verdict low = %q", v)
@@ -104,7 +104,7 @@ func TestValidateOnHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Host) != 1 || len(res.Sim) != 1 || len(res.Figures) != 8 {
+	if len(res.Host) != 1 || len(res.Sim) != 1 || len(res.Figures) != 10 {
 		t.Fatalf("runs %d/%d, figures %d", len(res.Host), len(res.Sim), len(res.Figures))
 	}
 	// The simulation gives its 99; a host loaded by other work (other

@@ -51,7 +51,7 @@ func TestValidateInVM(t *testing.T) {
 	if res.Policy != "cfs-2.6.36" || res.VM == nil || res.VM.Costs == nil || res.VM.Sched == nil {
 		t.Fatalf("policy %s, VM facts %+v", res.Policy, res.VM)
 	}
-	if len(res.Host) != 2 || len(res.Sim) != 2 || len(res.Figures) != 8 {
+	if len(res.Host) != 2 || len(res.Sim) != 2 || len(res.Figures) != 10 {
 		t.Fatalf("runs %d/%d, figures %d", len(res.Host), len(res.Sim), len(res.Figures))
 	}
 	text := b0(res)
