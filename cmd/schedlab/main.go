@@ -45,7 +45,7 @@ func main() {
 	}
 	root.SetVersionTemplate("schedlab {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd(), kernelsCmd(), versionCmd())
+	root.AddCommand(reproduceCmd(), runCmd(), measureCmd(), validateCmd(), fidelityCmd(), analyzeCmd(), featuresCmd(), scenariosCmd(), scenarioCmd(), sweepCmd(), kernelsCmd(), versionCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
 		var ie *lab.InputError
