@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 
+	"schedlab/lab"
 	"schedlab/report"
 )
 
@@ -68,9 +69,7 @@ func (r *Result) Page() *report.Page {
 	sec := report.Section{
 		Title:      r.real() + " beside simulation",
 		Paragraphs: r.Model,
-		Facts: [][2]string{{"scenario", r.Scenario}, {"runs", fmt.Sprint(r.Runs)}, {"duration", fmt.Sprintf("%.1f s", float64(r.DurationNS)/1e9)},
-			{"CPUs", fmt.Sprint(r.CPUs)}, {"host kernel", f.Kernel}, {"host base slice", f.BaseSlice + " ns"}, {"cgroup", orNone(f.Cgroup)},
-			{"load before the last run", f.LoadAvg}},
+		Facts: r.htmlFacts(),
 		Tables:  []report.Table{tab},
 		Claims:  claims,
 		Figures: figs,
@@ -107,4 +106,21 @@ func runValues(runs []RunStats, lat, stat string) []float64 {
 		out = append(out, float64(v))
 	}
 	return out
+}
+
+// htmlFacts are the page's facts about the two sides.
+func (r *Result) htmlFacts() [][2]string {
+	f := r.HostFacts
+	facts := [][2]string{{"scenario", r.Scenario}, {"runs", fmt.Sprint(r.Runs)}, {"duration", fmt.Sprintf("%.1f s", float64(r.DurationNS)/1e9)},
+		{"CPUs", fmt.Sprint(r.CPUs)}}
+	if v := r.VM; v != nil {
+		facts = append(facts, [2]string{"kernel", fmt.Sprintf("%s (Linux %s, %s)", v.Kernel.Name, v.Release, v.Kernel.Sched())},
+			[2]string{"VM", fmt.Sprintf("%d vCPU(s), virtual time: %s", v.VCPUs, v.Clock)}, [2]string{"simulated as", r.Policy})
+		if v.Costs != nil {
+			facts = append(facts, [2]string{"guest costs", lab.CostsLine(v.Costs)})
+		}
+		return append(facts, [2]string{"cgroup", orNone(f.Cgroup)})
+	}
+	return append(facts, [2]string{"host kernel", f.Kernel}, [2]string{"host base slice", f.BaseSlice + " ns"}, [2]string{"cgroup", orNone(f.Cgroup)},
+		[2]string{"load before the last run", f.LoadAvg})
 }
