@@ -59,6 +59,12 @@ type Profile struct {
 	// config with defaults and user values, and the set of names the user
 	// set explicitly.
 	Resolve func(cfg *Config, userSet map[string]bool) error
+	// ForkCopiesNeedResched is a core-kernel fact of the generation: fork
+	// copies the parent's TIF_NEED_RESCHED into the child (dup_task_struct
+	// before 2.6.37, whose f26f9aff6aa clears it), so a child forked while
+	// a preemption of its parent is pending reschedules as soon as it
+	// first runs.
+	ForkCopiesNeedResched bool
 }
 
 // Machine is what the engine fixes for a run and a class may model.

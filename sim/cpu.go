@@ -9,7 +9,11 @@ type CPU struct {
 	e           *Engine
 	curr        *Task
 	needResched bool
-	nr          int // tasks queued on this CPU, the running one included
+	// selfSched: curr calls schedule() itself (it blocks, exits or
+	// yields, or leaves a system call with a preemption pending), so the
+	// reschedule is not delayed. listed: c is in the engine's dirty list.
+	selfSched, listed bool
+	nr                int // tasks queued on this CPU, the running one included
 
 	// lastSync is the time up to which busy/idle time and the running
 	// task's work have been accounted.
@@ -18,6 +22,8 @@ type CPU struct {
 
 	tickT   timer
 	hrtickT timer
+	// reschedT is a preemption on its way to schedule() (cost_resched_ns).
+	reschedT timer
 
 	// queued lists the tasks on this run queue (running one included),
 	// for balancing; rootLoad is their weight outside task groups.
@@ -58,10 +64,22 @@ func (c *CPU) Curr() *sched.Task {
 	return &c.curr.st
 }
 
-// Resched implements sched.RQ.
+// Resched implements sched.RQ: it marks the running task, which reaches
+// schedule() after cost_resched_ns (resolve).
 func (c *CPU) Resched() {
-	if !c.needResched {
-		c.needResched = true
+	c.needResched = true
+	c.list()
+}
+
+// schedNow is the running task calling schedule() itself.
+func (c *CPU) schedNow() {
+	c.needResched, c.selfSched = true, true
+	c.list()
+}
+
+func (c *CPU) list() {
+	if !c.listed {
+		c.listed = true
 		c.e.dirty = append(c.e.dirty, c)
 	}
 }

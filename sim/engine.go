@@ -50,8 +50,11 @@ type Engine struct {
 	rng     *rand.Rand
 	jitter  *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
 
-	now     int64
-	end     int64
+	now int64
+	end int64
+	// tickOff shifts the jiffy grid: workload time t is machine time
+	// t+tickOff (Params.TickPhase).
+	tickOff int64
 	q       eventQueue
 	cpus    []*CPU
 	dirty   []*CPU  // CPUs whose need_resched was set during this event
@@ -108,6 +111,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Params.HZ <= 0 {
 		return nil, fmt.Errorf("sim: HZ must be positive, got %d", cfg.Params.HZ)
 	}
+	if ph := cfg.Params.TickPhase; ph < -1 || ph >= cfg.Params.TickNS() {
+		return nil, fmt.Errorf("sim: %s must be -1 (drawn from the seed) or in [0, %d) at HZ %d, got %d",
+			ParamTickPhase, cfg.Params.TickNS(), cfg.Params.HZ, ph)
+	}
 	// A configuration resolved for a machine must be for this one: the
 	// class's model of the tick is the engine's tick.
 	if m := cfg.Sched.Machine; m.TickNS != 0 && m.TickNS != cfg.Params.TickNS() {
@@ -132,6 +139,7 @@ func New(cfg Config) (*Engine, error) {
 		groupLoads:      map[*sched.Group]*groupLoad{},
 		deadRuntimeByID: map[int]int64{},
 		maxThreads:      workload.MaxThreads,
+		tickOff:         tickPhase(cfg.Params, cfg.Seed),
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
@@ -140,6 +148,7 @@ func New(cfg Config) (*Engine, error) {
 		c := &CPU{id: i, e: e}
 		c.tickT = timer{kind: tkTick, cpu: c}
 		c.hrtickT = timer{kind: tkHRTick, cpu: c}
+		c.reschedT = timer{kind: tkResched, cpu: c}
 		e.cpus = append(e.cpus, c)
 	}
 	// Stagger the CPUs' periodic balancing over one interval, as the
@@ -318,17 +327,24 @@ func (e *Engine) dispatch(t *timer) {
 		e.start(t.task)
 	case tkPosix:
 		e.posixExpire(t.ptmr)
+	case tkResched:
+		c := t.cpu
+		c.sync()
+		if c.needResched {
+			c.schedNow()
+		}
 	}
 }
 
 // resolve runs schedule() on every CPU marked need_resched during the
-// event: the simulator preempts as soon as the flag is set (kernel-mode
-// non-preemptibility is not modelled).
+// event, now or, for a preemption, when the marked task reaches it
+// (deferResched).
 func (e *Engine) resolve() {
 	for len(e.dirty) > 0 {
 		c := e.dirty[len(e.dirty)-1]
 		e.dirty = e.dirty[:len(e.dirty)-1]
-		for n := 0; c.needResched; n++ {
+		c.listed = false
+		for n := 0; c.needResched && (c.selfSched || !e.deferResched(c)); n++ {
 			if n == 16 {
 				e.err = fmt.Errorf("cpu %d: the policy keeps asking for a reschedule at %d ns", c.id, e.now)
 				return
@@ -336,6 +352,33 @@ func (e *Engine) resolve() {
 			e.schedule(c)
 		}
 	}
+}
+
+// deferResched says whether c's pending preemption waits, and starts the
+// wait. A task marked by an interrupt (the tick, a timer's wakeup) or by
+// a task's system call (a wakeup, a fork, a renice) runs on in the kernel
+// until its return to user space checks TIF_NEED_RESCHED: cost_resched_ns,
+// which it spends instead of its own work. A task inside a system call's
+// CPU work is not preempted at all until that work ends (complete): the
+// modelled kernels are not preemptible in kernel mode. An idle CPU
+// switches at once (its idle loop polls the flag).
+func (e *Engine) deferResched(c *CPU) bool {
+	t := c.curr
+	if t == nil || t.state != stRunnable {
+		return false
+	}
+	if c.reschedT.armed() || t.action != actStep {
+		return true
+	}
+	if e.p.CostResched == 0 {
+		return false
+	}
+	c.sync()
+	t.work += e.p.CostResched
+	// Armed first, so that it comes before a doneT at the same time.
+	e.q.arm(&c.reschedT, e.now+e.p.CostResched)
+	e.q.arm(&t.doneT, e.now+t.work)
+	return true
 }
 
 // armTick keeps a busy CPU's periodic tick armed at the next jiffy boundary.
@@ -360,14 +403,36 @@ func (e *Engine) armTick(c *CPU) {
 // floor(k·10⁹/HZ), where jiffy k starts. Each is computed in two parts
 // (whole seconds, then the rest) to the same values as the plain
 // products, which would wrap past 10⁷ s at HZ 1000.
-func (e *Engine) jiffy(t int64) int64 { return t/1e9*e.p.HZ + t%1e9*e.p.HZ/1e9 }
+// The grid is the machine's: workload time t is machine time t+tickOff.
+func (e *Engine) jiffy(t int64) int64 {
+	t += e.tickOff
+	return t/1e9*e.p.HZ + t%1e9*e.p.HZ/1e9
+}
 
-func (e *Engine) jiffyStart(k int64) int64 { return k/e.p.HZ*1e9 + k%e.p.HZ*1e9/e.p.HZ }
+func (e *Engine) jiffyStart(k int64) int64 {
+	return k/e.p.HZ*1e9 + k%e.p.HZ*1e9/e.p.HZ - e.tickOff
+}
+
+// tickPhase is the run's offset of the jiffy grid (Params.TickPhase):
+// drawn from the seed by its own hash, so that no stream of the
+// workload's or the machine's draws moves.
+func tickPhase(p Params, seed uint64) int64 {
+	if p.TickPhase >= 0 {
+		return p.TickPhase
+	}
+	// splitmix64's finalizer.
+	z := seed + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return int64(z % uint64(p.TickNS()))
+}
 
 // schedule is the core scheduler's __schedule() for one CPU.
 func (e *Engine) schedule(c *CPU) {
 	prev := c.curr
-	c.needResched = false
+	c.needResched, c.selfSched = false, false
+	e.q.cancel(&c.reschedT)
 	e.q.cancel(&c.hrtickT)
 	c.sync()
 	if prev != nil {
@@ -428,6 +493,13 @@ func (e *Engine) switchIn(c *CPU, t *Task) {
 		t.work = max(0, t.deadline-e.now)
 	}
 	t.work += e.p.CostContextSwitch
+	// A child that inherited TIF_NEED_RESCHED (fork) calls schedule()
+	// again on its way out of the switch, before any of its own code.
+	if t.inheritedResched {
+		t.inheritedResched = false
+		c.needResched = true
+		e.q.arm(&c.reschedT, e.now+e.p.CostContextSwitch)
+	}
 	e.q.arm(&t.doneT, e.now+t.work)
 }
 
@@ -458,12 +530,14 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 		name = name[:15]
 	}
 	t.st.Comm = name
-	t.st.Policy = e.spec.DefaultPolicy
-	if d.Props.Policy != nil {
-		t.st.Policy = *d.Props.Policy
-	}
-	if d.Props.Nice != nil {
-		t.st.Nice = *d.Props.Nice
+	if parent != nil {
+		// sched_fork: the child has its parent's policy and nice (there
+		// is no SCHED_RESET_ON_FORK here); its own definition's are set
+		// by the thread itself once it runs (applyOwnSched).
+		t.st.Policy, t.st.Nice = parent.st.Policy, parent.st.Nice
+		t.ownSched = true
+	} else {
+		t.st.Policy, t.st.Nice = ownSched(e.spec, d)
 	}
 	if d.Props.UID != nil {
 		t.st.UID = *d.Props.UID
@@ -485,6 +559,42 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	e.alive = append(e.alive, t)
 	return t
+}
+
+// ownSched is the policy and nice a definition gives its threads: its own
+// keys, else the workload's default policy and nice 0, as rt-app's thread
+// sets them when it starts (set_thread_param).
+func ownSched(spec *workload.Spec, d *workload.Task) (uapi.Policy, int) {
+	pol, nice := spec.DefaultPolicy, 0
+	if d.Props.Policy != nil {
+		pol = *d.Props.Policy
+	}
+	if d.Props.Nice != nil {
+		nice = *d.Props.Nice
+	}
+	return pol, nice
+}
+
+// applyOwnSched is a forked thread's first act: setting its definition's
+// policy and nice (rt-app's thread_body calls set_thread_param before its
+// first phase; a change among the fair policies is a reweight, as
+// __sched_setscheduler's dequeue, set and enqueue are).
+func (e *Engine) applyOwnSched(t *Task) {
+	t.ownSched = false
+	pol, nice := ownSched(e.spec, t.def)
+	if pol == t.st.Policy && nice == t.st.Nice {
+		return
+	}
+	c := e.cpus[t.st.CPU]
+	c.sync()
+	if t.onRQ {
+		e.loadAdd(c, t, -1)
+	}
+	t.st.Policy = pol
+	e.class.SetNice(c, &t.st, nice)
+	if t.onRQ {
+		e.loadAdd(c, t, 1)
+	}
 }
 
 // start makes an initial task runnable: rt-app's main thread created it,
@@ -517,6 +627,11 @@ func (e *Engine) fork(parent *Task) {
 	}
 	child.st.CPU = e.selectForkCPU(child, parent)
 	child.first = e.now
+	// A preemption pending in the parent's clone() (the tick's, a
+	// wakeup's) is in the thread_info that dup_task_struct copies, up to
+	// 2.6.36 (cleared since 2.6.37, f26f9aff6aa).
+	pc := e.cpus[parent.st.CPU]
+	child.inheritedResched = pc.needResched && e.cfg.Sched.Profile.ForkCopiesNeedResched
 	e.class.TaskNew(&child.st, &parent.st)
 	c := e.cpus[parent.st.CPU]
 	e.emitFork(c, parent, child)
@@ -581,7 +696,7 @@ func (e *Engine) checkPreempt(c *CPU, t *Task, wf int) {
 // block puts the running task t to sleep; schedule() dequeues it.
 func (e *Engine) block(t *Task) {
 	t.state = stSleeping
-	e.cpus[t.st.CPU].Resched()
+	e.cpus[t.st.CPU].schedNow()
 }
 
 // exit ends t: it leaves the CPU for good at the next schedule().
@@ -596,7 +711,7 @@ func (e *Engine) exit(t *Task) {
 			break
 		}
 	}
-	c.Resched()
+	c.schedNow()
 }
 
 // resume is a resume event of waker taking effect: the named thread wakes

@@ -147,16 +147,16 @@ func TestWakeSourceAndWaker(t *testing.T) {
 func TestInputTokenGivesInputToDraw(t *testing.T) {
 	// On an otherwise idle CPU each key event's sample is X's 1 ms, the
 	// terminal's 2 ms and X's 1 ms draw, plus three context switches
-	// (idle→X, X→term, term→X), the input wakeup's path and the two
-	// resume system calls. Whether the terminal preempts X right after
-	// X's resume or X blocks first, the sum is the same.
+	// (idle→X, X→term, term→X), the input wakeup's path, the two
+	// resume system calls, and X's way from its resume back to user
+	// space, where the terminal it woke preempts it (cost_resched_ns).
 	for _, p := range []sim.Params{sim.DefaultParams(), {HZ: 1000, CostContextSwitch: 7000, CostWakeup: 5000, CostFork: 1, CostExit: 1, CostYield: 1}} {
 		an := analyze.New()
 		rec := &trace.Recorder{}
 		e := run(t, sim.Config{Spec: spec(t, desktop),
 			Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil), Params: p, Duration: 1e9, Sink: trace.Tee{an, rec}, Check: true})
 		r := an.Finish(e.Now())
-		want := int64(4e6) + 3*p.CostContextSwitch + p.CostWakeup + 2*p.CostWakeup
+		want := int64(4e6) + 3*p.CostContextSwitch + p.CostWakeup + 2*p.CostWakeup + p.CostResched
 		s := r.TimerLatency
 		if s.Count != 29 || s.Min != want || s.Max != want || r.TimerMissed != 0 || r.TimerUnmatched != 0 {
 			t.Fatalf("params %+v: input-to-draw n=%d min %d max %d missed %d unmatched %d, want 29 samples of %d ns",

@@ -50,6 +50,22 @@ type Params struct {
 	// BalanceInterval is the periodic load-balance period (ns); 0 means
 	// the kernel's top-domain default, one ms per CPU, at least a tick.
 	BalanceInterval int64
+	// CostResched is the time from an event that marks a running task
+	// for preemption (a wakeup, the tick, a renice) to that task's
+	// schedule(): the rest of the interrupt or system call and the
+	// return-to-user path, where the kernel checks TIF_NEED_RESCHED. The
+	// task keeps the CPU meanwhile; whether its vruntime is charged for
+	// that time is the class's clock rule (2.6.35 refreshes the clock in
+	// put_prev_task, 2.6.37 on skips the refresh). A task inside a system
+	// call's CPU work (fork, exit, yield, resume) is preempted only when
+	// that work ends: kernel code is not preemptible.
+	CostResched int64
+	// TickPhase is where the workload's time 0 falls in a jiffy (ns): a
+	// real program starts at an arbitrary moment of the tick grid, so its
+	// timers do not fire in lock-step with the tick. −1 draws it from the
+	// seed, uniform in [0, 10⁹/HZ); 0 starts the workload on a jiffy
+	// boundary.
+	TickPhase int64
 }
 
 // Names of the engine parameters as --set and the JSON "tunables" spell them.
@@ -65,12 +81,16 @@ const (
 	ParamYield       = "cost_yield_ns"
 	ParamLLCSize     = "llc_size"
 	ParamBalance     = "balance_interval_ns"
+	ParamResched     = "cost_resched_ns"
+	ParamTickPhase   = "tick_phase_ns"
 	defaultHZ        = 250
 	defaultCtxSwitch = 3000
 	defaultFork      = 25000
 	defaultWakeup    = 2000
 	defaultExit      = 10000
 	defaultYield     = 500
+	defaultResched   = 1000
+	seededTickPhase  = -1
 )
 
 // TickNS is the tick period, 10^9/HZ ns: what a class that models the
@@ -95,6 +115,8 @@ func DefaultParams() Params {
 		CostWakeup:        defaultWakeup,
 		CostExit:          defaultExit,
 		CostYield:         defaultYield,
+		CostResched:       defaultResched,
+		TickPhase:         seededTickPhase,
 	}
 }
 
@@ -113,6 +135,8 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
 		{Name: ParamLLCSize, Default: 0, Min: 0, Max: 1 << 16, Doc: "CPUs per last-level-cache domain (0: all CPUs share one); wakeups look for idle CPUs within it"},
 		{Name: ParamBalance, Default: 0, Unit: "ns", Min: 0, Max: 1e10, Doc: "periodic load-balance interval (0: one ms per CPU, at least a tick)"},
+		{Name: ParamResched, Default: defaultResched, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a preempting wakeup, tick or renice to the running task's schedule() (rest of the interrupt or system call, return to user), spent by that task"},
+		{Name: ParamTickPhase, Default: seededTickPhase, Unit: "ns", Min: -1, Max: 1e8, Doc: "where the workload's time 0 falls in a jiffy: -1 draws it from the seed (uniform within a tick), 0 starts on a jiffy boundary; below 10^9/HZ"},
 	}
 }
 
@@ -141,6 +165,10 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.LLCSize = v
 	case ParamBalance:
 		p.BalanceInterval = v
+	case ParamResched:
+		p.CostResched = v
+	case ParamTickPhase:
+		p.TickPhase = v
 	default:
 		return false
 	}
@@ -161,6 +189,8 @@ func (p Params) Values() map[string]int64 {
 		ParamYield:     p.CostYield,
 		ParamLLCSize:   p.LLCSize,
 		ParamBalance:   p.BalanceInterval,
+		ParamResched:   p.CostResched,
+		ParamTickPhase: p.TickPhase,
 	}
 }
 

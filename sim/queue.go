@@ -12,6 +12,7 @@ const (
 	tkWake                          // a sleeping task's wakeup (sleep or rt-app timer)
 	tkStart                         // an initial task's start (after its delay)
 	tkPosix                         // a POSIX interval timer's expiry
+	tkResched                       // a marked task reaches schedule() (cost_resched_ns)
 )
 
 // timer is one pending occurrence in the event queue. Owners embed their

@@ -82,6 +82,12 @@ type Task struct {
 	resumeEv *workload.Event
 	// own holds this thread's private ("unique…") rt-app timers.
 	own map[int]*rtTimerState
+	// ownSched: a forked thread still has its parent's policy and nice,
+	// and sets its own when it first steps its program.
+	ownSched bool
+	// inheritedResched is TIF_NEED_RESCHED copied from the parent at
+	// fork: the child reschedules as soon as it is switched in.
+	inheritedResched bool
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
@@ -99,6 +105,9 @@ func (e *Engine) complete(t *Task) {
 		if e.err != nil { // a fork over the thread bound
 			return
 		}
+		// A preemption that arrived during a system call's CPU work
+		// takes effect on its return to user space (deferResched).
+		pending := t.action != actStep && c.needResched
 		switch t.action {
 		case actStep:
 			t.deadline = 0
@@ -108,7 +117,7 @@ func (e *Engine) complete(t *Task) {
 			t.action, t.work = actStep, 0
 		case actYield:
 			e.class.Yield(c, &t.st)
-			c.Resched()
+			c.schedNow()
 			t.action, t.work = actStep, 0
 		case actExit:
 			e.exit(t)
@@ -116,6 +125,9 @@ func (e *Engine) complete(t *Task) {
 		case actResume:
 			e.resume(t, t.resumeEv)
 			t.action, t.work, t.resumeEv = actStep, 0, nil
+		}
+		if pending {
+			c.schedNow()
 		}
 		if t.state != stRunnable {
 			return
@@ -129,6 +141,9 @@ func (e *Engine) complete(t *Task) {
 
 // step executes the program's next event.
 func (e *Engine) step(t *Task) {
+	if t.ownSched {
+		e.applyOwnSched(t)
+	}
 	if t.resumeMark.set {
 		e.emitMark(t, markCallback, t.resumeMark, 0)
 		t.resumeMark = mark{}

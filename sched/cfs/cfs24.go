@@ -75,6 +75,8 @@ func init() {
 		Tunables: tunables2624(),
 		New:      New24,
 		Resolve:  resolve24,
+		// 2.6.24 fork.c: dup_task_struct copies thread_info whole.
+		ForkCopiesNeedResched: true,
 	})
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // brokenMinV moves the root queue's whole virtual clock (min_vruntime and
-// every entity on it) 1 ms back at the 10th tick, as a class that forgot
-// the monotonic clamp would.
+// every entity on it) 100 ms back at the 10th tick, as a class that forgot
+// the monotonic clamp would: further than the tick's own charge moved it
+// forward.
 type brokenMinV struct {
 	*CFS
 	ticks int
@@ -21,12 +22,13 @@ func (b *brokenMinV) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
 	b.CFS.Tick(rq, curr, queued)
 	if b.ticks++; b.ticks == 10 {
 		q := &b.cpus[0].root
-		q.minV -= 1000000
+		const back = 100000000
+		q.minV -= back
 		if q.curr != nil {
-			q.curr.vruntime -= 1000000
+			q.curr.vruntime -= back
 		}
 		for i := 0; i < q.tree.len(); i++ {
-			q.tree.h.At(i).vruntime -= 1000000
+			q.tree.h.At(i).vruntime -= back
 		}
 	}
 }

@@ -506,7 +506,16 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 	return se.task
 }
 
-// PutPrev implements sched.Class (put_prev_task_fair).
+// PutPrev implements sched.Class (put_prev_task_fair). The clock is
+// refreshed first (put_prev_task's update_rq_clock, placed there by
+// a64692a3afd), so a preempted task is charged up to its schedule(),
+// including the time since the wakeup that marked it (cost_resched_ns).
+// 2.6.35 skips that refresh only after enqueueing a wakee that itself
+// has TIF_NEED_RESCHED (check_preempt_curr tests the wakee, not the
+// running task): a fork child that inherited it, whose enqueue has just
+// refreshed the clock at the same instant, so the skip changes nothing
+// here. 2.6.37 made the skip test the running task (1e5a74059f9,
+// f26f9aff6aa), which the EEVDF class models.
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 	c.rq(env)
 	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {

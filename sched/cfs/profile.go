@@ -105,6 +105,8 @@ func init() {
 		Tunables: append(tunables2635(2000000, 1), rfcTunables()...),
 		New:      New,
 		Resolve:  resolve,
+		// 2.6.35/2.6.36 fork.c: dup_task_struct copies thread_info whole.
+		ForkCopiesNeedResched: true,
 	})
 	sched.Register(&sched.Profile{
 		Name:     "cfs-2.6.36",
@@ -113,6 +115,8 @@ func init() {
 		Tunables: tunables2635(750000, 0),
 		New:      New,
 		Resolve:  resolve,
+		// 2.6.35/2.6.36 fork.c: dup_task_struct copies thread_info whole.
+		ForkCopiesNeedResched: true,
 	})
 }
 

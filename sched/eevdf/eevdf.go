@@ -161,6 +161,10 @@ type cpuRQ struct {
 	nrTasks int     // task entities queued on this CPU, delayed ones included
 	prev    *entity // PutPrev's task, put back by the following PickNext
 	picking bool
+	// skipClock is RQCF_REQ_SKIP: a wakeup left the running task marked
+	// for preemption, so the coming schedule() keeps the clock of that
+	// wakeup.
+	skipClock bool
 }
 
 // groupState is a task group's entities and queues, one per CPU.

@@ -554,14 +554,28 @@ func (c *EEVDF) pickTask(env sched.RQ, r *cpuRQ) *entity {
 // picks with prev still curr (its protection and tie rules apply to it)
 // and then puts back and sets only the levels that changed.
 func (c *EEVDF) PutPrev(env sched.RQ, prev *sched.Task) {
-	r := c.rq(env)
+	r := c.schedClock(env)
 	r.prev = taskSE(prev)
+}
+
+// schedClock is __schedule()'s update_rq_clock: skipped when a wakeup
+// requested it (wakeup_preempt's rq_clock_skip_update), so the preempted
+// task is charged up to that wakeup's update_curr and not for the time
+// it then took to reach schedule(); the next task's exec_start is that
+// older clock, so it pays for that time instead.
+func (c *EEVDF) schedClock(env sched.RQ) *cpuRQ {
+	r := c.cpus[env.CPU()]
+	if !r.skipClock {
+		r.now = env.Now()
+	}
+	return r
 }
 
 // PickNext implements sched.Class (pick_next_task_fair).
 func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
-	r := c.cpus[env.CPU()]
-	r.now = env.Now()
+	r := c.schedClock(env)
+	// __schedule clears the request once it has picked.
+	r.skipClock = false
 	prev := r.prev
 	r.prev = nil
 	r.picking = true
@@ -700,6 +714,16 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		env.Resched()
 		return
 	}
+	c.checkPreempt(env, r, curr, p, wakeFlags)
+	// wakeup_preempt (6.6-6.18, check_preempt_curr in 6.1; since 2.6.37's
+	// f26f9aff6aa): a queue event that leaves the running task marked
+	// saves schedule()'s clock update.
+	if taskSE(curr).onRQ && env.NeedResched() {
+		r.skipClock = true
+	}
+}
+
+func (c *EEVDF) checkPreempt(env sched.RQ, r *cpuRQ, curr, p *sched.Task, wakeFlags int) {
 	se, pse := taskSE(curr), taskSE(p)
 	if se == pse {
 		return

@@ -114,8 +114,11 @@ func TestSteadyStateLagBound(t *testing.T) {
 	} {
 		cfg := config(t, "eevdf-6.18", 2, map[string]bool{HRTick: c.hrtick}, nil)
 		js := fmt.Sprintf(`{"tasks": {"hog": {"instance": %d, "cpus": [0], "run": 100000}}}`, c.n)
+		// The hogs start on a jiffy boundary (from another phase the
+		// first stint is shorter and the lag smaller), and a
+		// preemption takes no time.
 		p := sim.DefaultParams()
-		p.CostContextSwitch = 0
+		p.CostContextSwitch, p.CostResched, p.TickPhase = 0, 0, 0
 		e := runSim(t, sim.Config{Spec: spec(t, js), Sched: cfg, Params: p, Duration: 2e9, Check: true})
 		ns, _ := e.Class().(*EEVDF).MaxLag()
 		t.Logf("hrtick=%v N=%d: max |lag| %.1f µs", c.hrtick, c.n, ns/1e3)
@@ -126,7 +129,8 @@ func TestSteadyStateLagBound(t *testing.T) {
 }
 
 // preemptions counts the wakeups of pid and those after which it ran at
-// once.
+// once: as soon as the running task got back to user space
+// (cost_resched_ns).
 func preemptions(t *testing.T, cfg *sched.Config, js string, pid int32) (preempted, wakes int) {
 	rec := &trace.Recorder{}
 	runSim(t, sim.Config{Spec: spec(t, js), Sched: cfg, Duration: 2e9, Sink: rec, Check: true})
@@ -135,7 +139,10 @@ func preemptions(t *testing.T, cfg *sched.Config, js string, pid int32) (preempt
 			continue
 		}
 		wakes++
-		if n := rec.Events[i+1]; n.Kind == trace.Switch && n.NextPID == pid && n.TS == ev.TS {
+		if i+1 == len(rec.Events) {
+			break
+		}
+		if n := rec.Events[i+1]; n.Kind == trace.Switch && n.NextPID == pid && n.TS == ev.TS+sim.DefaultParams().CostResched {
 			preempted++
 		}
 	}
