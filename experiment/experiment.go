@@ -159,8 +159,8 @@ func Lookup(ids []string) ([]*Experiment, error) {
 // (TestCalibration, on check-preempt-tick's mainline row) and are held
 // fixed for every row of the three 2010 experiments.
 const (
-	calibrationHZ = 250
-	calibrationIO = "300000"
+	calibrationHZ = 100
+	calibrationIO = "350000"
 )
 
 var pentiumM = []Setting{{"arch", 32}, {"HZ", calibrationHZ}}
