@@ -256,3 +256,55 @@ func TestDeterministic(t *testing.T) {
 func simNew(t testing.TB, cfg *sched.Config, js string) (*sim.Engine, error) {
 	return sim.New(sim.Config{Spec: spec(t, js), Sched: cfg, Params: sim.DefaultParams(), Duration: 1e9, Check: true})
 }
+
+// skipProbe records the running task's runtime when a wakeup marks it for
+// preemption, and compares it after the pick that follows.
+type skipProbe struct {
+	*EEVDF
+	marked  *entity
+	sum0    int64
+	charges []int64
+}
+
+func (p *skipProbe) CheckPreempt(rq sched.RQ, w *sched.Task, wf int) {
+	before := rq.NeedResched()
+	p.EEVDF.CheckPreempt(rq, w, wf)
+	if curr := rq.Curr(); curr != nil && !before && rq.NeedResched() {
+		p.marked, p.sum0 = taskSE(curr), taskSE(curr).sumExec
+	}
+}
+
+func (p *skipProbe) PickNext(rq sched.RQ) *sched.Task {
+	t := p.EEVDF.PickNext(rq)
+	if p.marked != nil {
+		p.charges = append(p.charges, p.marked.sumExec-p.sum0)
+		p.marked = nil
+	}
+	return t
+}
+
+// 6.6 on, a wakeup that leaves the running task marked requests a clock
+// skip (wakeup_preempt's rq_clock_skip_update): schedule() keeps the
+// wakeup's clock, so the preempted task is charged nothing for its way
+// from the wakeup to schedule() (cost_resched_ns), unlike 2.6.35's.
+func TestPreemptedTaskKeepsWakeupClock(t *testing.T) {
+	prof := *config(t, "eevdf-6.18", 1, nil, nil).Profile
+	real := prof.New
+	var probe *skipProbe
+	prof.New = func(cfg *sched.Config) (sched.Class, error) {
+		cl, err := real(cfg)
+		probe = &skipProbe{EEVDF: cl.(*EEVDF)}
+		return probe, err
+	}
+	cfg, _ := prof.NewConfig(1, nil, nil)
+	runSim(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"run": 100000}, "w": {"run": 500, "sleep": 20000}}}`),
+		Sched: cfg, Duration: 1e9, Check: true})
+	if len(probe.charges) < 40 {
+		t.Fatalf("only %d preemptions", len(probe.charges))
+	}
+	for i, c := range probe.charges {
+		if c != 0 {
+			t.Fatalf("preemption %d: the preempted task was charged %d ns after the wakeup that marked it, want 0", i, c)
+		}
+	}
+}
