@@ -24,6 +24,8 @@ type entity struct {
 	idx int    // position in q's timeline, −1 when not in it
 	seq uint64 // insertion number in q's timeline: FIFO among equal vruntimes
 
+	idleCounted bool // counted in q.idleNr (a SCHED_IDLE task when queued)
+
 	// State of the 2010 RFC reconstructions (rfc.go).
 	marks     marks
 	startNice bool   // running at START_NICE's temporary weight
@@ -41,6 +43,8 @@ type cfsRQ struct {
 	curr     *entity
 	next     *entity
 	last     *entity
+	skip     *entity // 6.1: the yielding task (set_skip_buddy)
+	idleNr   int     // 6.1: SCHED_IDLE tasks queued directly here (idle_nr_running)
 	cpu      *cpuRQ
 	lastMinV uint64 // min_vruntime at the last invariant check
 }
@@ -50,6 +54,11 @@ type cfsRQ struct {
 type cpuRQ struct {
 	root  cfsRQ
 	clock uint64 // rq->clock as the fair class last saw it
+	// hNr counts the tasks queued on this CPU at every level
+	// (rq->cfs.h_nr_running), for 6.1's ALT_PERIOD.
+	hNr int
+	// skipClock is 6.1's RQCF_REQ_SKIP (linux61.go).
+	skipClock bool
 }
 
 // groupState is a task group's entities and queues, one per CPU.
@@ -77,6 +86,7 @@ type CFS struct {
 	hrtick, doubleTick                bool
 
 	rfc rfc
+	v61 linux61
 }
 
 // initialMinVruntime is where 2.6.35 starts every queue's virtual clock
@@ -87,22 +97,30 @@ const initialMinVruntime = ^uint64(0) - (1 << 20) + 1
 func New(cfg *sched.Config) (sched.Class, error) {
 	c := &CFS{
 		cfg:            cfg,
-		arch:           sched.Arch(cfg.Tunable(ArchBits)),
+		arch:           sched.Arch64,
 		latency:        uint64(cfg.Tunable(Latency)),
 		minGran:        uint64(cfg.Tunable(MinGranularity)),
 		wakeupGran:     uint64(cfg.Tunable(WakeupGran)),
 		nrLatency:      int(cfg.Tunable(NrLatency)),
 		childRunsFirst: cfg.Tunable(ChildRunsFirst) != 0,
-		compatYield:    cfg.Tunable(CompatYield) != 0,
-		staleForkClock: cfg.Tunable(ForkStaleClock) != 0,
+		compatYield:    cfg.Tunables[CompatYield] != 0,
+		staleForkClock: cfg.Tunables[ForkStaleClock] != 0,
 		gentle:         cfg.Feature(GentleFairSleepers),
 		startDebit:     cfg.Feature(StartDebit),
-		wakeupPreempt:  cfg.Feature(WakeupPreempt),
 		nextBuddy:      cfg.Feature(NextBuddy),
 		lastBuddy:      cfg.Feature(LastBuddy),
 		hrtick:         cfg.Feature(HRTick),
 		doubleTick:     cfg.Feature(DoubleTick),
 		rfc:            newRFC(cfg),
+		v61:            newLinux61(cfg),
+	}
+	if bits, ok := cfg.Tunables[ArchBits]; ok {
+		c.arch = sched.Arch(bits)
+	}
+	if c.v61.on {
+		c.wakeupPreempt = cfg.Feature(WakeupPreemption)
+	} else {
+		c.wakeupPreempt = cfg.Feature(WakeupPreempt)
 	}
 	if cfg.NCPU < 1 {
 		return nil, fmt.Errorf("cfs: need at least one CPU")
@@ -122,6 +140,16 @@ func New(cfg *sched.Config) (sched.Class, error) {
 func (c *CFS) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
 	r.clock = uint64(env.Now())
+	return r
+}
+
+// schedClock is schedule()'s clock: fresh, except after 6.1's skip
+// request (linux61.go).
+func (c *CFS) schedClock(env sched.RQ) *cpuRQ {
+	r := c.cpus[env.CPU()]
+	if !r.skipClock {
+		r.clock = uint64(env.Now())
+	}
 	return r
 }
 
@@ -179,10 +207,14 @@ func (c *CFS) period(n int) uint64 {
 // weight fraction, with se's weight added where it is not queued yet.
 func (c *CFS) schedSlice(q *cfsRQ, se *entity) uint64 {
 	n := q.nr
+	if c.v61.altPeriod {
+		n = q.cpu.hNr
+	}
 	if !se.onRQ {
 		n++
 	}
 	slice := c.period(n)
+	init := se
 	for x := se; x != nil; x = x.parent {
 		lw := &x.q.load
 		if !x.onRQ {
@@ -190,6 +222,9 @@ func (c *CFS) schedSlice(q *cfsRQ, se *entity) uint64 {
 			lw = &tmp
 		}
 		slice = c.arch.CalcDeltaMine(slice, x.load.Weight, lw)
+	}
+	if c.v61.baseSlice {
+		slice = max(slice, c.v61.minSlice(c, q, init))
 	}
 	return slice
 }
@@ -225,11 +260,17 @@ func (c *CFS) updateCurr(q *cfsRQ) {
 // twice.
 func (c *CFS) updateMinVruntime(q *cfsRQ) {
 	v := q.minV
-	if q.curr != nil {
-		v = q.curr.vruntime
+	curr := q.curr
+	// 6.1 counts curr only while it is queued, so a task going to sleep
+	// no longer holds the clock back.
+	if curr != nil && c.v61.on && !curr.onRQ {
+		curr = nil
+	}
+	if curr != nil {
+		v = curr.vruntime
 	}
 	if l := q.tree.leftmost(); l != nil {
-		if q.curr == nil {
+		if curr == nil {
 			v = l.vruntime
 		} else {
 			v = sched.MinVruntime(v, l.vruntime)
@@ -258,12 +299,20 @@ func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	// soon, but cannot bank more credit than that.
 	if !initial {
 		credit := c.latency
+		if c.v61.on && isIdleTask(se) {
+			credit = c.minGran // 6.1: a SCHED_IDLE sleeper gets less
+		}
 		if c.gentle {
 			credit >>= 1
 		}
 		v -= credit
 	}
-	// Never gain time by being placed backwards.
+	// Never gain time by being placed backwards; 6.1 forgets the old
+	// vruntime of a sleeper gone so long that the comparison could wrap.
+	if c.v61.on && c.v61.longSleeper(q, se) {
+		se.vruntime = v
+		return
+	}
 	se.vruntime = sched.MaxVruntime(se.vruntime, v)
 }
 
@@ -277,6 +326,12 @@ func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 	c.updateCurr(q)
 	q.addLoad(se.load.Weight)
 	q.nr++
+	if se.isTask() {
+		q.cpu.hNr++
+		if se.idleCounted = isIdleTask(se); se.idleCounted {
+			q.idleNr++
+		}
+	}
 	if flags&sched.EnqueueWakeup != 0 {
 		c.placeEntity(q, se, false)
 	}
@@ -296,6 +351,13 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 	se.onRQ = false
 	q.subLoad(se.load.Weight)
 	q.nr--
+	if se.isTask() {
+		q.cpu.hNr--
+		if se.idleCounted {
+			q.idleNr--
+			se.idleCounted = false
+		}
+	}
 	c.updateMinVruntime(q)
 	// Keep a non-sleeper's position relative to this queue, so that it
 	// lands at the same distance from min_vruntime wherever it returns.
@@ -384,6 +446,9 @@ func clearBuddies(se *entity) {
 		if x.q.next == x {
 			x.q.next = nil
 		}
+		if x.q.skip == x {
+			x.q.skip = nil
+		}
 	}
 }
 
@@ -416,10 +481,19 @@ func findMatchingSE(se, pse *entity) (*entity, *entity) {
 
 // CheckPreempt implements sched.Class (check_preempt_wakeup).
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	c.rq(env)
+	r := c.rq(env)
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
+		return
+	}
+	if c.v61.on {
+		c.checkPreempt61(env, curr, p, wakeFlags)
+		// check_preempt_curr (since 2.6.37): a queue event that leaves
+		// the running task marked saves schedule()'s clock update.
+		if taskSE(curr).onRQ && env.NeedResched() {
+			r.skipClock = true
+		}
 		return
 	}
 	se, pse := taskSE(curr), taskSE(p)
@@ -467,6 +541,9 @@ func (c *CFS) preempt(env sched.RQ, se *entity, scale bool) {
 // pickNextEntity is pick_next_entity: the leftmost, unless a buddy is within
 // the wakeup granularity of it; the last buddy wins over the next buddy.
 func (c *CFS) pickNextEntity(q *cfsRQ) *entity {
+	if c.v61.on {
+		return c.pickNextEntity61(q)
+	}
 	left := q.tree.leftmost()
 	se := left
 	if q.next != nil && c.wakeupPreemptEntity(q.next, left) < 1 {
@@ -491,7 +568,8 @@ func (c *CFS) setNextEntity(q *cfsRQ, se *entity) {
 
 // PickNext implements sched.Class (pick_next_task_fair).
 func (c *CFS) PickNext(env sched.RQ) *sched.Task {
-	r := c.rq(env)
+	r := c.schedClock(env)
+	r.skipClock = false
 	q := &r.root
 	if q.nr == 0 {
 		return nil
@@ -517,7 +595,7 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 // here. 2.6.37 made the skip test the running task (1e5a74059f9,
 // f26f9aff6aa), which the EEVDF class models.
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
-	c.rq(env)
+	c.schedClock(env)
 	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q) // charge the run at the penalty weight first
 		if se.sumExec != se.sumAtFork {
@@ -556,7 +634,7 @@ func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 		if c.hrtick && !c.doubleTick && env.HRTickActive() {
 			continue
 		}
-		if q.nr > 1 || !c.wakeupPreempt {
+		if q.nr > 1 || (!c.wakeupPreempt && !c.v61.on) {
 			c.checkPreemptTick(env, q, x)
 		}
 	}
@@ -571,6 +649,10 @@ func (c *CFS) checkPreemptTick(env sched.RQ, q *cfsRQ, curr *entity) {
 	if ran > ideal {
 		env.Resched()
 		clearBuddies(curr)
+		return
+	}
+	if c.v61.on {
+		c.checkPreemptTick61(env, q, curr, ran, ideal)
 		return
 	}
 	if !c.wakeupPreempt || (ran < c.minGran && !c.rfc.cptNoGranGuard) {
@@ -693,7 +775,11 @@ func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 
 // Yield implements sched.Class (yield_task_fair).
 func (c *CFS) Yield(env sched.RQ, curr *sched.Task) {
-	c.rq(env)
+	r := c.rq(env)
+	if c.v61.on {
+		c.yield61(r, curr)
+		return
+	}
 	yieldTask(c, curr, c.compatYield)
 }
 

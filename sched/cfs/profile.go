@@ -97,6 +97,69 @@ func tunables2635(minGran int64, staleFork int64) []sched.Tunable {
 	}
 }
 
+// Names 6.1 added or renamed (kernel/sched/features.h and fair.c of v6.1).
+const (
+	WakeupPreemption   = "WAKEUP_PREEMPTION"
+	AltPeriod          = "ALT_PERIOD"
+	BaseSlice          = "BASE_SLICE"
+	IdleMinGranularity = "sched_idle_min_granularity_ns"
+	profile61          = "cfs-6.1"
+)
+
+// features61 is 6.1's list, in its order (what its debugfs
+// sched/features prints); only the first block acts on the simulated
+// fair class.
+func features61() []sched.Feature {
+	smp := func(name string, def bool, doc string) sched.Feature {
+		return sched.Feature{Name: name, Default: def, SMPOnly: true, Doc: doc}
+	}
+	return []sched.Feature{
+		{Name: GentleFairSleepers, Default: true, Doc: "a waking sleeper is placed sched_latency/2 (not a full sched_latency; min_granularity for SCHED_IDLE) left of min_vruntime"},
+		{Name: StartDebit, Default: true, Doc: "a new task starts one virtual slice right of min_vruntime, so forks cannot jump the queue"},
+		{Name: NextBuddy, Default: false, Doc: "a wakee becomes the next buddy when the queue has >= sched_nr_latency entities (a preempting wakee always does)"},
+		{Name: LastBuddy, Default: true, Doc: "a task preempted by a wakeup becomes the last buddy, to get the CPU back soon (the next buddy is preferred)"},
+		smp(CacheHotBuddy, true, "the load balancer treats buddies as cache-hot (not modelled: the engine balances)"),
+		{Name: WakeupPreemption, Default: true, Doc: "wakeups may preempt the running task"},
+		{Name: HRTick, Default: false, Doc: "a high-resolution timer ends each slice exactly instead of at the next tick"},
+		{Name: "HRTICK_DL", Default: false, Doc: "hrtick for the deadline class (no effect here)"},
+		{Name: DoubleTick, Default: false, Doc: "with HRTICK: let the periodic tick preempt too"},
+		smp("NONTASK_CAPACITY", true, "capacity accounting of irq/steal time (not modelled)"),
+		smp("TTWU_QUEUE", true, "remote wakeups through the IPI wake list (not modelled)"),
+		smp("SIS_PROP", false, "proportional idle-CPU scan (not modelled: the engine selects CPUs)"),
+		smp("SIS_UTIL", true, "utilization-limited idle-CPU scan (not modelled: the engine selects CPUs)"),
+		{Name: "WARN_DOUBLE_CLOCK", Default: false, Doc: "debug warning (no effect)"},
+		smp("RT_PUSH_IPI", false, "RT class push via IPI (no effect on the fair class)"),
+		{Name: "RT_RUNTIME_SHARE", Default: false, Doc: "RT class runtime sharing (no effect on the fair class)"},
+		smp("LB_MIN", false, "balancer ignores tiny loads (not modelled)"),
+		smp("ATTACH_AGE_LOAD", true, "PELT ageing on attach (PELT is not modelled)"),
+		smp("WA_IDLE", true, "wake_affine prefers an idle CPU (the engine selects CPUs)"),
+		smp("WA_WEIGHT", true, "wake_affine compares loads (the engine selects CPUs)"),
+		smp("WA_BIAS", true, "wake_affine load bias (the engine selects CPUs)"),
+		smp("UTIL_EST", true, "estimated utilization (PELT is not modelled)"),
+		smp("UTIL_EST_FASTUP", true, "util_est fast ramp-up (PELT is not modelled)"),
+		{Name: "LATENCY_WARN", Default: false, Doc: "debug warning on long need_resched (no effect)"},
+		smp("NI_RANDOM", true, "probabilistic newidle balance, in Debian's 6.1.192 (the engine balances)"),
+		{Name: AltPeriod, Default: true, Doc: "the slice's period counts every task on the CPU (h_nr_running), not the entities of the task's own queue"},
+		{Name: BaseSlice, Default: true, Doc: "no slice is shorter than sched_min_granularity_ns (sched_idle_min_granularity_ns for SCHED_IDLE among others)"},
+	}
+}
+
+func tunables61() []sched.Tunable {
+	var out []sched.Tunable
+	for _, t := range tunables2635(750000, 0) {
+		switch t.Name {
+		case CompatYield, SharesRatelimit, SharesThresh, ArchBits, ForkStaleClock:
+			continue // gone by 6.1 (or, for arch and the fork clock, fixed: 64-bit, fresh)
+		}
+		out = append(out, t)
+		if t.Name == MinGranularity {
+			out = append(out, sched.Tunable{Name: IdleMinGranularity, Default: 750000, Unit: "ns", Min: 100000, Max: 1000000000,
+				Doc: "BASE_SLICE floor of a SCHED_IDLE task's slice among non-idle ones (not scaled by CPU count)"})
+		}
+	}
+	return out
+}
+
 func init() {
 	sched.Register(&sched.Profile{
 		Name:     "cfs-2.6.35",
@@ -117,6 +180,14 @@ func init() {
 		Resolve:  resolve,
 		// 2.6.35/2.6.36 fork.c: dup_task_struct copies thread_info whole.
 		ForkCopiesNeedResched: true,
+	})
+	sched.Register(&sched.Profile{
+		Name:     profile61,
+		Doc:      "CFS of Linux 6.1 (Debian 12's kernel): 2.6.36 plus ALT_PERIOD, BASE_SLICE, the signed tick check, next-buddy preference, skip-buddy yield, the long-sleeper rule and schedule()'s clock skip (sched/cfs/linux61.go)",
+		Features: features61(),
+		Tunables: tunables61(),
+		New:      New,
+		Resolve:  resolve,
 	})
 }
 

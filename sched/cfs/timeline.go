@@ -56,3 +56,16 @@ func (t *timeline) remove(e *entity) { t.h.Remove(&e.idx) }
 
 // contains reports whether e is in this timeline (for invariant checks).
 func (t *timeline) contains(e *entity) bool { return t.h.Contains(&e.idx) }
+
+// second returns the entity after the leftmost in tree order, or nil
+// (O(n); only 6.1's skip buddy asks for it).
+func (t *timeline) second() *entity {
+	first := t.leftmost()
+	var s *entity
+	for i := 0; i < t.h.Len(); i++ {
+		if e := t.h.At(i); e != first && (s == nil || e.before(s)) {
+			s = e
+		}
+	}
+	return s
+}
