@@ -320,10 +320,17 @@ func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 func (c *CFS) enqueueEntity(q *cfsRQ, se *entity, flags int) {
 	// Entities that did not sleep carry a vruntime relative to the queue
 	// they left (or were forked on); make it absolute on this one.
-	if flags&sched.EnqueueWakeup == 0 || flags&sched.EnqueueWaking != 0 {
+	// 6.1 adds min_vruntime to a waiting entity only after charging
+	// curr, which may have moved it (enqueue_entity's renorm).
+	renorm := flags&sched.EnqueueWakeup == 0 || flags&sched.EnqueueWaking != 0
+	late := renorm && c.v61.on && se != q.curr
+	if renorm && !late {
 		se.vruntime += q.minV
 	}
 	c.updateCurr(q)
+	if late {
+		se.vruntime += q.minV
+	}
 	q.addLoad(se.load.Weight)
 	q.nr++
 	if se.isTask() {
@@ -358,9 +365,21 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 			se.idleCounted = false
 		}
 	}
-	c.updateMinVruntime(q)
 	// Keep a non-sleeper's position relative to this queue, so that it
 	// lands at the same distance from min_vruntime wherever it returns.
+	// 6.1 makes it relative before min_vruntime moves past it, and does
+	// not move min_vruntime at all for a renice (DEQUEUE_SAVE without
+	// DEQUEUE_MOVE), which puts the entity back where it was.
+	if c.v61.on {
+		if flags&sched.DequeueSleep == 0 {
+			se.vruntime -= q.minV
+		}
+		if !c.v61.renicing {
+			c.updateMinVruntime(q)
+		}
+		return
+	}
+	c.updateMinVruntime(q)
 	if flags&sched.DequeueSleep == 0 {
 		se.vruntime -= q.minV
 	}
@@ -695,14 +714,16 @@ func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
 	}
 	se := taskSE(p)
 	q := se.q
-	if q.nr <= 1 {
+	// 6.1 counts the CPU's tasks (h_nr_running), 2.6.35 the task's queue.
+	if n := map[bool]int{false: q.nr, true: q.cpu.hNr}[c.v61.on]; n <= 1 {
 		return
 	}
 	slice := c.schedSlice(q, se)
 	ran := se.sumExec - se.prevSum
 	delta := int64(slice) - int64(ran)
 	// At pick time the CPU still runs prev, so a freshly picked task
-	// gets at least 10 µs, as in the kernel.
+	// gets at least 10 µs, as in the kernel (6.1's hrtick_start gives
+	// every slice at least that).
 	running := env.Curr() == p
 	if delta < 0 {
 		if running {
@@ -710,7 +731,7 @@ func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
 		}
 		return
 	}
-	if !running {
+	if !running || c.v61.on {
 		delta = max(10000, delta)
 	}
 	env.StartHRTick(delta)
@@ -786,7 +807,9 @@ func (c *CFS) Yield(env sched.RQ, curr *sched.Task) {
 // SetNice implements sched.Class (set_user_nice).
 func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	c.rq(env)
+	c.v61.renicing = true
 	setNice(c, env, t, nice)
+	c.v61.renicing = false
 }
 
 // TaskDead implements sched.Class: nothing outlives the final dequeue.

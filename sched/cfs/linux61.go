@@ -18,6 +18,9 @@ type linux61 struct {
 	// (sched_idle_min_granularity_ns for a SCHED_IDLE task among others).
 	baseSlice   bool
 	idleMinGran uint64
+	// renicing: the dequeue and enqueue in progress are set_user_nice's
+	// (DEQUEUE_SAVE without DEQUEUE_MOVE).
+	renicing bool
 }
 
 func newLinux61(cfg *sched.Config) linux61 {

@@ -260,3 +260,30 @@ func TestIdleCurrPreemptedByBatch61(t *testing.T) {
 		}
 	}
 }
+
+// dequeue_entity: 6.1 makes a moved task's vruntime relative before
+// min_vruntime advances past it, so the leftmost task keeps its place
+// (relative 0); 2.6.36 measures it against the advanced clock (−2 ms).
+func TestDequeueNormalizesFirst61(t *testing.T) {
+	for policy, want := range map[string]int64{"cfs-2.6.36": -2000000, "cfs-6.1": 0} {
+		cl := newClass(t, policy, nil, nil)
+		rq := &fakeRQ{}
+		ts := runnable(cl, rq, 3)
+		rq.curr = cl.PickNext(rq)
+		var wait []*sched.Task
+		for _, x := range ts {
+			if x != rq.curr {
+				wait = append(wait, x)
+			}
+		}
+		m := cl.cpus[0].root.minV
+		moveTo(cl, rq, wait[1], m+2000000)
+		rq.now = 5000000 // curr ran 5 ms: the leftmost holds min_vruntime back
+		cl.rq(rq)
+		cl.updateCurr(taskSE(rq.curr).q)
+		cl.Dequeue(rq, wait[0], 0)
+		if got := int64(taskSE(wait[0]).vruntime); got != want {
+			t.Errorf("%s: moved leftmost task's relative vruntime %d, want %d", policy, got, want)
+		}
+	}
+}
