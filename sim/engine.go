@@ -374,7 +374,13 @@ func (e *Engine) deferResched(c *CPU) bool {
 		return false
 	}
 	c.sync()
-	t.work += e.p.CostResched
+	if t.deadline != 0 {
+		// A runtime event ends at its wall-clock deadline, which the
+		// kernel's time counts towards; not before the task is back.
+		t.work = max(t.work, e.p.CostResched)
+	} else {
+		t.work += e.p.CostResched
+	}
 	// Armed first, so that it comes before a doneT at the same time.
 	e.q.arm(&c.reschedT, e.now+e.p.CostResched)
 	e.q.arm(&t.doneT, e.now+t.work)
