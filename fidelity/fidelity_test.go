@@ -28,17 +28,20 @@ func TestSuite(t *testing.T) {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
 		}
+		// A CFS kernel is 5.10 (cfs-2.6.36) or 6.1 (cfs-6.1).
+		for _, policy := range map[string][]string{"c": {"cfs-2.6.36", "cfs-6.1"}, "e": {"eevdf-6.18"}}[c.Kernel] {
+			if f := c.Features(); f != nil {
+				if err := lab.CheckFeatures(policy, f); err != nil {
+					t.Errorf("%s: %v", c.Name(), err)
+				}
+			}
+			for _, kv := range c.Set() {
+				if _, err := lab.ParseTunables(policy, []string{kv[0] + "=" + kv[1]}); err != nil {
+					t.Errorf("%s: %v", c.Name(), err)
+				}
+			}
+		}
 		policy := map[string]string{"c": "cfs-2.6.36", "e": "eevdf-6.18"}[c.Kernel]
-		if f := c.Features(); f != nil {
-			if err := lab.CheckFeatures(policy, f); err != nil {
-				t.Errorf("%s: %v", c.Name(), err)
-			}
-		}
-		for _, kv := range c.Set() {
-			if _, err := lab.ParseTunables(policy, []string{kv[0] + "=" + kv[1]}); err != nil {
-				t.Errorf("%s: %v", c.Name(), err)
-			}
-		}
 		if c.Kernel == "c" && c.Toggle == "" {
 			if _, err := lab.Simulate(lab.Request{Spec: spec, Name: c.Workload, Policy: policy, CPUs: 1, Duration: 2e8, Seed: 1}); err != nil {
 				t.Errorf("%s: %v", c.Name(), err)

@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"schedlab/sched"
-	_ "schedlab/sched/cfs"   // registers cfs-2.6.24, cfs-2.6.35 and cfs-2.6.36
+	_ "schedlab/sched/cfs"   // registers cfs-2.6.24, cfs-2.6.35, cfs-2.6.36 and cfs-6.1
 	_ "schedlab/sched/eevdf" // registers eevdf-6.6, eevdf-6.12 and eevdf-6.18
 	"schedlab/sim"
 	"schedlab/trace"

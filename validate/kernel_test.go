@@ -16,8 +16,8 @@ import (
 func TestPolicyFor(t *testing.T) {
 	for _, c := range []struct{ release, want string }{
 		{"5.10.0-46-cloud-amd64", "cfs-2.6.36"},
-		{"6.1.0-57-cloud-amd64", "cfs-2.6.36"},
-		{"6.5.13", "cfs-2.6.36"},
+		{"6.1.0-57-cloud-amd64", "cfs-6.1"}, // the kernel's own profile
+		{"6.5.13", "cfs-6.1"},
 		{"6.6.0", "eevdf-6.6"},
 		{"6.11.2", "eevdf-6.6"},
 		{"6.12.95+deb12-cloud-amd64", "eevdf-6.12"},
@@ -48,18 +48,18 @@ func TestModelForVM(t *testing.T) {
 	os.WriteFile(img, []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, "config-6.1.0-test"), []byte("# comment\nCONFIG_HZ_1000=y\nCONFIG_HZ=1000\n"), 0o644)
 	res := &vm.Result{Kernel: &vm.Kernel{Name: "test", Image: img, Release: "6.1.0-test"}, VCPUs: 2,
-		Sched: &vm.Sched{Features: []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "TTWU_QUEUE", "LAST_BUDDY"},
+		Sched: &vm.Sched{Features: []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "SIS_AVG_CPU", "LAST_BUDDY"},
 			Tunables: map[string]int64{"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000,
 				"sched_wakeup_granularity_ns": 2000000, "sched_tunable_scaling": 1, "sched_nr_migrate": 32}}}
 	m, err := modelForVM(res.Kernel, res.Sched, "6.1.0-test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.policy != "cfs-2.6.36" {
+	if m.policy != "cfs-6.1" {
 		t.Errorf("policy %s", m.policy)
 	}
 	if want := []string{"GENTLE_FAIR_SLEEPERS", "NO_START_DEBIT", "LAST_BUDDY"}; !slices.Equal(m.features, want) {
-		t.Errorf("features %q, want %q (TTWU_QUEUE is not the model's)", m.features, want)
+		t.Errorf("features %q, want %q (SIS_AVG_CPU, of 5.x, is not the model's)", m.features, want)
 	}
 	for k, want := range map[string]int64{sim.ParamHZ: 1000, sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork,
 		"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000} {
@@ -120,7 +120,7 @@ func TestResimulate(t *testing.T) {
 	if in, n := tally(res.Figures); in != n || n == 0 {
 		t.Errorf("%d of %d inside; a model against itself is inside everywhere", in, n)
 	}
-	if res.Policy != "cfs-2.6.36" || !strings.Contains(strings.Join(res.Model, "\n"), "HZ 1000") {
+	if res.Policy != "cfs-6.1" || !strings.Contains(strings.Join(res.Model, "\n"), "HZ 1000") {
 		t.Errorf("policy %s, model %q", res.Policy, res.Model)
 	}
 	if err := Resimulate(&Result{Scenario: "host"}); err == nil {

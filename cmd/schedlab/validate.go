@@ -39,8 +39,8 @@ and otherwise says why not. Needs root and tracefs, as measure.
 
 --kernel NAME|PATH measures in that kernel in a virtual machine instead (as
 measure --kernel; one boot makes every run, after one warm-up and a probe of
-the guest's costs), and simulates the policy closest to the kernel (5.10
-and 6.1: cfs-2.6.36; 6.6: eevdf-6.6; 6.12: eevdf-6.12; 6.18 and newer:
+the guest's costs), and simulates the policy closest to the kernel (5.10:
+cfs-2.6.36; 6.1: cfs-6.1; 6.6: eevdf-6.6; 6.12: eevdf-6.12; 6.18 and newer:
 eevdf-6.18) with the guest kernel's own features, tunables and CONFIG_HZ,
 and the VM's costs. No root needed. With --kernel, --features and a --set of
 a kernel tunable are written to the guest kernel (and the simulation takes
