@@ -69,10 +69,10 @@ func (r *Result) Page() *report.Page {
 	sec := report.Section{
 		Title:      r.real() + " beside simulation",
 		Paragraphs: r.Model,
-		Facts: r.htmlFacts(),
-		Tables:  []report.Table{tab},
-		Claims:  claims,
-		Figures: figs,
+		Facts:      r.htmlFacts(),
+		Tables:     []report.Table{tab},
+		Claims:     claims,
+		Figures:    figs,
 	}
 	if r.RTApp != nil {
 		if r.RTApp.Ran {
