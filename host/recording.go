@@ -20,6 +20,12 @@ type Options struct {
 	BufferKB int
 	// Limits bound the workload's processes and memory.
 	Limits Limits
+	// Beside is a command (argv, argv[0] an absolute path) that runs for
+	// the whole run beside the workload, in its cgroup, and is killed
+	// with its process group at the end: a real load for the workload to
+	// meet (the VM's make -jN). Its tasks are in the trace but not in the
+	// workload's figures. Nil: none.
+	Beside []string
 	// Log receives progress and what cleanup did (nil: discarded).
 	Log io.Writer
 }

@@ -198,7 +198,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 			}
 		}
 	}()
-	cl.add(func() string {
+	kills := []int{cl.add(func() string {
 		pids := SessionPIDs(proc.Pid)
 		n := len(pids)
 		syscall.Kill(-proc.Pid, syscall.SIGKILL)
@@ -215,9 +215,17 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 			return fmt.Sprintf("workload session %d had already ended", proc.Pid)
 		}
 		return fmt.Sprintf("killed and reaped %d workload process(es) of session %d", n, proc.Pid)
-	})
+	})}
 	if err := cg.add(proc.Pid); err != nil {
 		return res, fmt.Errorf("moving the workload into its cgroups: %w", err)
+	}
+	if len(o.Beside) > 0 {
+		// Killed first: its processes must not take the workload's place.
+		k, err := startBeside(o.Beside, cg, &cl)
+		if err != nil {
+			return res, err
+		}
+		kills = append([]int{k}, kills...)
 	}
 	total0, steal0 := stealTicks()
 	if err := inst.on(true); err != nil {
@@ -241,7 +249,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	res.End = monoNow()
 	// Stop the workload before tracing so that the recording's end is the
 	// workload's end, then read what was recorded.
-	cl.runFirst()
+	cl.now(kills...)
 	inst.on(false)
 	total1, steal1 := stealTicks()
 	if dt := total1 - total0; dt > 0 {
@@ -272,6 +280,38 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		return res, fmt.Errorf("reading the trace: %w", err)
 	}
 	return res, nil
+}
+
+// startBeside starts the command that runs beside the workload, in a
+// session of its own (so one kill reaches its process group) and in the
+// workload's cgroup. It is killed before the workload, at the end; the
+// reaper that waits for the workload's processes reaps its too.
+func startBeside(argv []string, cg *cgroupSet, cl *cleanup) (kill int, err error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	proc, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
+		Env:   []string{"PATH=/usr/bin:/bin", "LC_ALL=C"},
+		Files: []*os.File{devnull, devnull, devnull},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("starting %s beside the workload: %w", argv[0], err)
+	}
+	kill = cl.add(func() string {
+		pids := SessionPIDs(proc.Pid)
+		syscall.Kill(-proc.Pid, syscall.SIGKILL)
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return fmt.Sprintf("killed %d process(es) of %s beside the workload", len(pids), argv[0])
+	})
+	if err := cg.add(proc.Pid); err != nil {
+		return kill, fmt.Errorf("moving %s into the workload's cgroup: %w", argv[0], err)
+	}
+	return kill, nil
 }
 
 // lineCounter keeps the distinct lines the worker wrote, the first 20 in
@@ -392,9 +432,11 @@ type cleanup struct {
 	done  []string
 }
 
-func (c *cleanup) add(f func() string) {
+// add adds a step and returns its number, for now.
+func (c *cleanup) add(f func() string) int {
 	c.steps = append(c.steps, f)
 	c.ran = append(c.ran, false)
+	return len(c.steps) - 1
 }
 
 // step runs step i unless it has run, keeping what it says.
@@ -408,10 +450,10 @@ func (c *cleanup) step(i int) {
 	}
 }
 
-// runFirst runs the newest step now (the kill), ahead of the rest.
-func (c *cleanup) runFirst() {
-	if len(c.steps) > 0 {
-		c.step(len(c.steps) - 1)
+// now runs steps at once (the kills), ahead of the rest.
+func (c *cleanup) now(steps ...int) {
+	for _, i := range steps {
+		c.step(i)
 	}
 }
 

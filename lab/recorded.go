@@ -136,7 +136,7 @@ func analyzeRecording(rec *host.Recording, name string, keep Keep, guest bool) (
 	rep.Tasks = rows
 	if others > 0 {
 		if guest {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other guest task(s) (kernel threads, init) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other guest task(s) (kernel threads, init, a build beside the workload) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))
 		} else {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other host task(s) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples; a task whose switch-outs the trace lacks, such as this host's sandbox agent, shows too much)", others, float64(otherNS)/1e6))
 		}

@@ -189,6 +189,13 @@ func guest(fw *frameWriter) error {
 		fw.send(kindSched, st)
 	}
 	o := host.Options{Spec: spec, CPUs: req.CPUs, Seed: req.Seed, BufferKB: req.BufferKB, Limits: req.Limits, Log: os.Stderr}
+	if req.MakeJobs > 0 {
+		if err := writeBuildTree(buildDir, req.MakeJobs); err != nil {
+			return fmt.Errorf("writing the build's tree: %w", err)
+		}
+		o.Beside = buildCommand(req.MakeJobs)
+		notes = append(notes, fmt.Sprintf("a real make -j%d of %d gcc -O2 compiles (%s) ran beside the workload in its cgroup through every run, the warm-up included", req.MakeJobs, buildFiles, buildDir))
+	}
 	if req.Warmup > 0 {
 		// The first run after boot meets cold caches, page faults of the
 		// binary and the kernel's first-time allocations: much slower.

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -97,8 +98,9 @@ const requestPath = "/schedlab-guest.json"
 
 // buildInitramfs writes an initramfs whose /init is the binary at exe,
 // with the shared libraries it needs (as ldd finds them, at the same
-// paths) and the guest's request.
-func buildInitramfs(w io.Writer, exe string, request []byte) error {
+// paths), the guest's request, and extra programs (guest path → machine
+// file, each with its libraries).
+func buildInitramfs(w io.Writer, exe string, request []byte, extra map[string]string) error {
 	bin, err := os.ReadFile(exe)
 	if err != nil {
 		return fmt.Errorf("reading the guest's init %s: %w", exe, err)
@@ -107,6 +109,18 @@ func buildInitramfs(w io.Writer, exe string, request []byte) error {
 	if err != nil {
 		return err
 	}
+	for _, src := range extra {
+		l, err := sharedLibs(src)
+		if err != nil {
+			return err
+		}
+		for _, x := range l {
+			if !slices.Contains(libs, x) {
+				libs = append(libs, x)
+			}
+		}
+	}
+	slices.Sort(libs)
 	c := newCpio(w)
 	for _, d := range []string{"dev", "proc", "sys", "tmp", "run", "etc"} {
 		c.mkdirAll(d)
@@ -122,6 +136,13 @@ func buildInitramfs(w io.Writer, exe string, request []byte) error {
 			return fmt.Errorf("reading %s for the initramfs: %w", l, err)
 		}
 		c.file(strings.TrimPrefix(l, "/"), 0o755, data)
+	}
+	for _, dst := range slices.Sorted(maps.Keys(extra)) {
+		data, err := os.ReadFile(extra[dst])
+		if err != nil {
+			return fmt.Errorf("reading %s for the initramfs: %w", extra[dst], err)
+		}
+		c.file(strings.TrimPrefix(dst, "/"), 0o755, data)
 	}
 	c.file(strings.TrimPrefix(requestPath, "/"), 0o644, request)
 	return c.close()

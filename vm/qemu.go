@@ -53,6 +53,10 @@ type Options struct {
 	Set      [][2]string
 	// Warmup is a discarded run before the measured ones (0: none).
 	Warmup time.Duration
+	// MakeJobs > 0 runs a real make -jN of gcc -O2 compiles beside the
+	// workload in every run, warm-up included (build.go): the machine's
+	// make, gcc, cc1, as and sh go into the initramfs.
+	MakeJobs int
 	// Runs is how many measured runs one boot makes, the i-th with seed
 	// Seed+i (default 1): validate's runs share a boot, its warm-up and
 	// its cost probe.
@@ -168,6 +172,9 @@ func Check(o *Options) error {
 	if err := checkKnown(o.Kernel, o.Features, o.Set); err != nil {
 		return err
 	}
+	if o.MakeJobs < 0 || o.MakeJobs > 64 {
+		return &InputError{Msg: fmt.Sprintf("--make %d: 1 to 64 jobs", o.MakeJobs)}
+	}
 	if o.Runs < 0 || o.Runs > 1000 {
 		return &InputError{Msg: fmt.Sprintf("%d runs: 1 to 1000 in one boot", o.Runs)}
 	}
@@ -228,14 +235,21 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	defer os.RemoveAll(dir)
 	req, _ := json.Marshal(request{Name: o.Name, Workload: o.Workload, Duration: o.Duration, Warmup: o.Warmup,
 		Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, VCPUs: o.VCPUs, Features: o.Features, Set: o.Set,
-		Runs: o.Runs, Probe: true})
+		Runs: o.Runs, Probe: true, MakeJobs: o.MakeJobs})
 	initrd := filepath.Join(dir, "initramfs.cpio")
 	f, err := os.Create(initrd)
 	if err != nil {
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = buildInitramfs(bw, o.Init, req)
+	var tools map[string]string
+	if o.MakeJobs > 0 {
+		if tools, err = toolchain(); err != nil {
+			f.Close()
+			return nil, &InputError{Msg: err.Error()}
+		}
+	}
+	err = buildInitramfs(bw, o.Init, req, tools)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -51,6 +51,8 @@ type request struct {
 	Runs int `json:"runs,omitempty"`
 	// Probe runs the cost probe (host.Probe) after the warm-up.
 	Probe bool `json:"probe,omitempty"`
+	// MakeJobs > 0 runs a real make -jN beside every run (build.go).
+	MakeJobs int `json:"make_jobs,omitempty"`
 }
 
 // Sched is the guest kernel's scheduler as the runs met it: its

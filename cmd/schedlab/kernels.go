@@ -97,6 +97,7 @@ type vmFlags struct {
 	features                string
 	set                     []string
 	vcpus, memory           int
+	makeJobs                int
 }
 
 // add adds the flags; withSet false leaves --set to the command (validate
@@ -112,6 +113,7 @@ func (v *vmFlags) add(cmd *cobra.Command, withSet bool) {
 		f.StringArrayVar(&v.set, "set", nil, "with --kernel: set a guest kernel tunable by the simulator's name, `NAME=VALUE` such as sched_min_granularity_ns=750000 (repeatable)")
 	}
 	f.StringVar(&v.console, "console", "", "copy the VM's console to `FILE` (with --kernel)")
+	f.IntVar(&v.makeJobs, "make", 0, "with --kernel: a real make -j`N` of gcc -O2 compiles runs beside the workload in the guest, in its cgroup, through every run (the machine's make, gcc and binutils go into the initramfs)")
 	f.StringVar(&v.warmup, "warmup", "1s", "a discarded run of the same workload before the measured one, in the VM (the first run after boot is much slower); 0 for none")
 }
 
@@ -125,7 +127,7 @@ func (v *vmFlags) hostOnly(cmd *cobra.Command) error {
 	if v.features != "" || len(v.set) > 0 {
 		return &lab.InputError{Err: errors.New("--features and --set apply to runs in a VM (--kernel): this host's kernel is not changed")}
 	}
-	for _, name := range []string{"vcpus", "memory", "console", "warmup", "accel"} {
+	for _, name := range []string{"vcpus", "memory", "console", "warmup", "accel", "make"} {
 		if cmd.Flags().Changed(name) {
 			return &lab.InputError{Err: fmt.Errorf("--%s applies to runs in a VM (--kernel)", name)}
 		}
@@ -165,7 +167,7 @@ func (v *vmFlags) options(arg string, params []string, o host.Options, runs int)
 		}
 	}
 	r.Options = vm.Options{Kernel: k, VCPUs: v.vcpus, MemoryMB: v.memory, Name: o.Spec.Name, Workload: data,
-		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr, Accel: v.accel}
+		Duration: o.Duration, Seed: o.Seed, CPUs: o.CPUs, BufferKB: o.BufferKB, Limits: o.Limits, Warmup: warm, Log: os.Stderr, Accel: v.accel, MakeJobs: v.makeJobs}
 	if v.features != "" {
 		r.Features = strings.Split(v.features, ",")
 	}

@@ -152,6 +152,9 @@ func (v *vmFlags) validateOptions(cmd *cobra.Command, arg string, params []strin
 	if rtApp {
 		return nil, nil, &lab.InputError{Err: fmt.Errorf("--rt-app runs on the host only: the guest has no rt-app")}
 	}
+	if v.makeJobs > 0 {
+		return nil, nil, &lab.InputError{Err: fmt.Errorf("--make applies to measure --kernel: the simulation has no model of the guest's real build (validate a make-jN scenario instead, or measure the real build and run its model)")}
+	}
 	var simSet []string
 	for _, kv := range set {
 		name, _, _ := strings.Cut(kv, "=")
