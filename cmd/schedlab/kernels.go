@@ -189,6 +189,11 @@ func (v *vmFlags) options(arg string, params []string, o host.Options, runs int)
 		return r, kernelError(err)
 	}
 	// Emulated, a busy guest second takes several seconds of wall time.
-	r.timeout = 3*time.Minute + 20*(time.Duration(max(runs, 1))*o.Duration+warm)
+	guest := time.Duration(max(runs, 1))*o.Duration + warm
+	r.timeout = 3*time.Minute + 20*guest
+	if v.makeJobs > 0 {
+		// A guest compiling all the time advances far slower still.
+		r.timeout = 3*time.Minute + 100*guest
+	}
 	return r, nil
 }
