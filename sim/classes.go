@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"fmt"
+
+	"schedlab/sched"
+)
+
+// This file is the engine's side of a class that balances its own tasks
+// (sched.Balancer, the real-time class's push and pull): a run whose
+// workload has tasks above the fair class runs a sched.Stack, and the
+// engine offers it the other CPUs, moves and a timer through core. A
+// fair-only run has no stack and none of this runs.
+
+// core implements sched.Core.
+type core struct{ e *Engine }
+
+func (k core) NCPU() int { return len(k.e.cpus) }
+
+func (k core) RQ(cpu int) sched.RQ { return k.e.cpus[cpu] }
+
+func (k core) Allowed(t *sched.Task, cpu int) bool { return k.e.task(t).allowedOn(cpu) }
+
+func (k core) Move(t *sched.Task, cpu int, preempt bool) {
+	k.e.migrate(k.e.task(t), k.e.cpus[cpu], preempt)
+}
+
+func (k core) ArmTimer(when int64) { k.e.q.arm(&k.e.classT, when) }
+
+// ownBalance reports whether t's class places and moves it: the engine's
+// fair wakeup placement and load balancing leave it alone, and it adds
+// nothing to a CPU's fair load (the kernel's rq load counts fair entities
+// only).
+func (e *Engine) ownBalance(t *Task) bool { return e.stack != nil && e.stack.Balances(&t.st) }
+
+// push lets the stack's classes push tasks after an event, each push's
+// preemptions resolved before the next; the bound keeps a class that
+// keeps pushing from hanging the run.
+func (e *Engine) push() {
+	for n := 0; e.err == nil && e.stack.Push(core{e}); n++ {
+		if n == 4*len(e.cpus)+16 {
+			e.err = fmt.Errorf("the scheduling classes keep pushing tasks between CPUs at %d ns", e.now)
+			return
+		}
+		e.resolveOnce()
+	}
+}
