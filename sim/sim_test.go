@@ -9,6 +9,7 @@ import (
 	"schedlab/internal/simtest"
 	"schedlab/sched"
 	"schedlab/sched/cfs"
+	_ "schedlab/sched/rt" // the built-in scenarios include real-time tasks
 	"schedlab/sim"
 	"schedlab/trace"
 )
