@@ -31,7 +31,38 @@ func (k core) ArmTimer(when int64) { k.e.q.arm(&k.e.classT, when) }
 // fair wakeup placement and load balancing leave it alone, and it adds
 // nothing to a CPU's fair load (the kernel's rq load counts fair entities
 // only).
-func (e *Engine) ownBalance(t *Task) bool { return e.stack != nil && e.stack.Balances(&t.st) }
+func (e *Engine) ownBalance(t *Task) bool { return t.ownBal }
+
+// rtAvgPeriod is half of sysctl_sched_time_avg (1 s): the real-time time
+// a CPU's capacity discounts halves every period (sched_avg_update).
+const rtAvgPeriod = 500e6
+
+// capacity is c's CPU power left to the fair class out of 1024
+// (scale_rt_power): what real-time tasks ran on it recently, decayed,
+// is not the fair tasks'. The fair balancing divides a CPU's load by it,
+// so a fair task queued behind a real-time hog is pulled to a CPU where
+// it can run. 1024 on every CPU of a run without real-time tasks.
+func (e *Engine) capacity(c *CPU) int64 {
+	if c.rtAvg == 0 {
+		return 1024
+	}
+	for e.now-c.ageStamp > rtAvgPeriod {
+		c.ageStamp += rtAvgPeriod
+		c.rtAvg /= 2
+	}
+	total := rtAvgPeriod + e.now - c.ageStamp
+	return max(1, 1024*max(0, total-c.rtAvg)/total)
+}
+
+// balanceLoad is c's load for the periodic balance: its fair load over
+// its capacity.
+func (e *Engine) balanceLoad(c *CPU) int64 {
+	l := e.load(c)
+	if capa := e.capacity(c); capa != 1024 {
+		l = l * 1024 / capa
+	}
+	return l
+}
 
 // push lets the stack's classes push tasks after an event, each push's
 // preemptions resolved before the next; the bound keeps a class that

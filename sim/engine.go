@@ -575,6 +575,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	t.st.Slice = d.Props.Slice
 	t.st.RTPrio = d.Props.RTPrio
+	t.ownBal = e.stack != nil && e.stack.Balances(&t.st)
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
 	}

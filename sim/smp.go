@@ -271,7 +271,7 @@ func (e *Engine) balanceTick(c *CPU) {
 		if o == c || o.nr-e.running(o) < 1 {
 			continue
 		}
-		if l := e.load(o); busiest == nil || l > bl {
+		if l := e.balanceLoad(o); busiest == nil || l > bl {
 			busiest, bl = o, l
 		}
 	}
@@ -280,15 +280,15 @@ func (e *Engine) balanceTick(c *CPU) {
 	}
 	// Move at most half the difference, so that the two CPUs meet rather
 	// than swap roles; a task heavier than twice the imbalance stays.
-	imbalance := (bl - e.load(c)) / 2
+	imbalance := (bl - e.balanceLoad(c)) / 2
 	for moved := 0; imbalance > 0 && moved < maxMigrateBatch; moved++ {
 		t := e.coldestWaiting(busiest, c.id, 2*imbalance)
 		if t == nil {
 			break
 		}
-		before := e.load(busiest)
+		before := e.balanceLoad(busiest)
 		e.migrate(t, c, true)
-		imbalance -= before - e.load(busiest)
+		imbalance -= before - e.balanceLoad(busiest)
 	}
 }
 

@@ -59,6 +59,9 @@ type Task struct {
 
 	doneT, wakeT, startT timer
 
+	// ownBal: its class places and moves it (real-time), not the fair
+	// balancing (classes.go).
+	ownBal  bool
 	rqIdx   int   // index in its CPU's queued list, −1 when not queued
 	loadW   int64 // the weight it added to its CPU's load when queued
 	lastRan int64 // when it last left a CPU (cache-cold tasks move first)

@@ -177,8 +177,10 @@ func (r *cpuRQ) remove(t *sched.Task) {
 
 // updateCurr is update_curr_rt: the running task's time since it was last
 // accounted counts against the CPU's runtime, and a CPU over it is
-// throttled and rescheduled.
-func (c *RT) updateCurr(r *cpuRQ, rq sched.RQ) {
+// throttled and, with resched, rescheduled. Inside schedule() (PutPrev, a
+// sleeper's Dequeue) the CPU is switching already, and the kernel's
+// resched_task then marks the task leaving, to no effect.
+func (c *RT) updateCurr(r *cpuRQ, rq sched.RQ, resched bool) {
 	if r.curr == nil {
 		return
 	}
@@ -192,7 +194,7 @@ func (c *RT) updateCurr(r *cpuRQ, rq sched.RQ) {
 		return
 	}
 	r.rtTime += delta
-	if c.exceeded(r) {
+	if c.exceeded(r) && resched {
 		rq.Resched()
 	}
 }
@@ -234,7 +236,7 @@ func (c *RT) Enqueue(rq sched.RQ, t *sched.Task, flags int) {
 func (c *RT) Dequeue(rq sched.RQ, t *sched.Task, flags int) {
 	r := c.cpus[rq.CPU()]
 	if r.curr == t {
-		c.updateCurr(r, rq)
+		c.updateCurr(r, rq, false)
 	}
 	r.remove(t)
 	taskRT(t).rq = nil
@@ -254,7 +256,7 @@ func (c *RT) CheckPreempt(rq sched.RQ, t *sched.Task, wakeFlags int) {
 // PutPrev implements sched.Class.
 func (c *RT) PutPrev(rq sched.RQ, prev *sched.Task) {
 	r := c.cpus[rq.CPU()]
-	c.updateCurr(r, rq)
+	c.updateCurr(r, rq, false)
 	r.curr = nil
 }
 
@@ -272,7 +274,7 @@ func (c *RT) PickNext(rq sched.RQ) *sched.Task {
 // Tick implements sched.Class (task_tick_rt).
 func (c *RT) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
 	r := c.cpus[rq.CPU()]
-	c.updateCurr(r, rq)
+	c.updateCurr(r, rq, true)
 	if curr.Policy != uapi.SchedRR {
 		return
 	}

@@ -299,3 +299,35 @@ func TestFairOnlyRunHasNoStack(t *testing.T) {
 		t.Fatal("a fair-only run got a class stack")
 	}
 }
+
+func TestFairTaskLeavesRTHogCPU(t *testing.T) {
+	// A FIFO hog holds CPU 0, a fair hog CPU 1, and a periodic fair task
+	// starts on CPU 0 behind the FIFO hog. Once the real-time time has
+	// cut CPU 0's capacity below half (after some 500 ms: the decayed
+	// rt_avg of scale_rt_power), the periodic balance moves the task to
+	// CPU 1, where it waits at most a fair slice.
+	_, rec := simulate(t, "cfs-2.6.35", 2, nil, `{"tasks": {
+		"fifo": {"policy": "SCHED_FIFO", "priority": 1, "cpus": [0], "run": 100000},
+		"hog": {"cpus": [1], "run": 100000},
+		"tick": {"delay": 2000, "timer": {"ref": "t", "period": 10000}, "run": 500}}}`, 3000*ms)
+	moved := int64(-1)
+	for _, ev := range rec.Events {
+		if ev.Kind == trace.Migrate && ev.Comm == "tick" && ev.DestCPU == 1 && moved < 0 {
+			moved = ev.TS
+		}
+	}
+	if moved < 500*ms || moved > 1000*ms {
+		t.Fatalf("tick moved off the FIFO hog's CPU at %d ns, want between 500 ms and 1 s", moved)
+	}
+	woke := int64(-1)
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Wakeup && ev.Comm == "tick":
+			woke = ev.TS
+		case ev.Kind == trace.Switch && ev.NextComm == "tick" && woke > moved:
+			if ev.TS-woke > 7*ms {
+				t.Fatalf("tick waited %d ns at %d ns, after it moved", ev.TS-woke, woke)
+			}
+		}
+	}
+}
