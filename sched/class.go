@@ -32,6 +32,9 @@ type Task struct {
 	// RTPrio is a SCHED_FIFO or SCHED_RR task's rt_priority, 1 (lowest)
 	// to 99; 0 for every other policy.
 	RTPrio int
+	// DL is a SCHED_DEADLINE task's reservation (sched_attr's runtime,
+	// deadline and period, ns); zero for every other policy.
+	DL struct{ Runtime, Deadline, Period int64 }
 
 	// Wake marks why the task was last woken, for classes that follow
 	// wakeup chains (the 2010 INTERACTIVE/TIMER features). The engine sets
@@ -46,8 +49,12 @@ type Task struct {
 
 // Prio is the kernel priority the tracepoints print: 120 + nice for a fair
 // task, 99 − rt_priority for a real-time one (MAX_RT_PRIO−1 − rt_priority),
-// so that a lower number always runs first.
+// −1 for a deadline one (MAX_DL_PRIO−1), so that a lower number always
+// runs first.
 func (t *Task) Prio() int {
+	if t.Policy == uapi.SchedDeadline {
+		return -1
+	}
 	if t.Policy.RealTime() {
 		return MaxRTPrio - 1 - t.RTPrio
 	}

@@ -95,9 +95,17 @@ type Core interface {
 	// Dequeue, MigrateTask and Enqueue through the classes, traced as a
 	// migration; with preempt, CheckPreempt on cpu follows.
 	Move(t *Task, cpu int, preempt bool)
-	// ArmTimer arms the class stack's one timer for when (replacing an
-	// armed one): the engine then calls Balancer.Timer.
+	// ArmTimer arms the calling class's timer for when, replacing the
+	// one it armed before: at that time Balancer.Timer is called. (The
+	// engine has one timer for the stack, which multiplexes it.)
 	ArmTimer(when int64)
+}
+
+// Admitter is implemented by a class that may refuse a task its policy,
+// as sched_setattr does (the deadline class's admission control). The
+// engine asks before the task's TaskNew; an error ends the run.
+type Admitter interface {
+	Admit(t *Task) error
 }
 
 // Balancer is implemented by a class that places and moves its tasks
@@ -142,6 +150,8 @@ type Stack struct {
 	// put is the class whose PutPrev ran on each CPU and whose PickNext
 	// has not yet followed (-1: none).
 	put []int
+	// timers are the times each class armed its timer for (0: none).
+	timers []int64
 }
 
 // NewStack builds the classes of a run: the profile's fair class, and
@@ -187,6 +197,7 @@ func NewStack(cfg *Config, used []uapi.Policy) (Class, error) {
 		b, _ := c.(Balancer)
 		s.bal = append(s.bal, b)
 	}
+	s.timers = make([]int64, len(s.classes))
 	s.put = make([]int, cfg.NCPU)
 	for i := range s.put {
 		s.put[i] = -1
@@ -341,40 +352,79 @@ func (s *Stack) MigrateTask(src, dst RQ, t *Task, wakeup bool) {
 // engine's fair balancing leaves such tasks alone.
 func (s *Stack) Balances(t *Task) bool { return s.bal[s.index(t)] != nil }
 
+// classCore is the engine's Core as class k sees it: its ArmTimer is the
+// class's own.
+type classCore struct {
+	Core
+	s *Stack
+	k int
+}
+
+func (c classCore) ArmTimer(when int64) {
+	c.s.timers[c.k] = when
+	c.s.armTimer(c.Core)
+}
+
+// armTimer arms the engine's timer for the earliest class timer.
+func (s *Stack) armTimer(core Core) {
+	var first int64
+	for _, w := range s.timers {
+		if w != 0 && (first == 0 || w < first) {
+			first = w
+		}
+	}
+	if first != 0 {
+		core.ArmTimer(first)
+	}
+}
+
+func (s *Stack) core(k int, core Core) Core { return classCore{core, s, k} }
+
+// Admit asks t's class whether it takes t.
+func (s *Stack) Admit(t *Task) error {
+	if a, ok := s.classes[s.index(t)].(Admitter); ok {
+		return a.Admit(t)
+	}
+	return nil
+}
+
 // SelectWakeCPU is the wakeup CPU of a task whose class Balances it.
 func (s *Stack) SelectWakeCPU(core Core, t *Task) int {
-	return s.bal[s.index(t)].SelectWakeCPU(core, t)
+	k := s.index(t)
+	return s.bal[k].SelectWakeCPU(s.core(k, core), t)
 }
 
 // PreSchedule runs every balancing class's pre_schedule on rq.
 func (s *Stack) PreSchedule(core Core, rq RQ, prev *Task) {
 	for k, b := range s.bal {
 		if b != nil {
-			b.PreSchedule(core, s.view(k, rq), prev)
+			b.PreSchedule(s.core(k, core), s.view(k, rq), prev)
 		}
 	}
 }
 
-// Push runs every balancing class's push; it reports whether any moved a
-// task.
+// Push runs the balancing classes' pushes, highest class first, until
+// one moves a task; it reports whether one did.
 func (s *Stack) Push(core Core) bool {
-	moved := false
-	for _, b := range s.bal {
-		if b != nil && b.Push(core) {
-			moved = true
+	for k, b := range s.bal {
+		if b != nil && b.Push(s.core(k, core)) {
+			return true
 		}
 	}
-	return moved
+	return false
 }
 
-// Timer passes the timer's expiry to every balancing class (only the
-// real-time class arms one today).
+// Timer is the engine's timer: each class whose own timer is due gets
+// its expiry, and the engine's is armed for the next.
 func (s *Stack) Timer(core Core) {
-	for _, b := range s.bal {
-		if b != nil {
-			b.Timer(core)
+	now := core.RQ(0).Now()
+	for k, b := range s.bal {
+		if w := s.timers[k]; b != nil && w != 0 && w <= now {
+			s.timers[k] = 0
+			b.Timer(s.core(k, core))
 		}
 	}
+	s.armTimer(core)
 }
 
 // CheckInvariants implements Checker: each class that checks itself is

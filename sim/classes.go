@@ -76,3 +76,17 @@ func (e *Engine) push() {
 		e.resolveOnce()
 	}
 }
+
+// admit asks t's class to take t as sched_setattr would; a refusal
+// (deadline admission control) ends the run with the class's reason, as
+// rt-app stops when it cannot set a thread's policy.
+func (e *Engine) admit(t *Task) bool {
+	if e.stack == nil {
+		return true
+	}
+	if err := e.stack.Admit(&t.st); err != nil {
+		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) at %d ns: %v", t.st.Comm, t.st.PID, e.now, err)}
+		return false
+	}
+	return true
+}

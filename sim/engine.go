@@ -192,8 +192,8 @@ func (e *Engine) checkTaskDef(d *workload.Task) error {
 		pol = *d.Props.Policy
 	}
 	switch {
-	case pol == uapi.SchedDeadline:
-		return fmt.Errorf("task %q: policy SCHED_DEADLINE (rt-app's deadline policy, dl-runtime/dl-period/dl-deadline) is not simulated yet (valid: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR)", d.Name)
+	case pol == uapi.SchedDeadline && sched.ClassOf(pol) == nil:
+		return fmt.Errorf("task %q: policy SCHED_DEADLINE (rt-app's deadline policy, dl-runtime/dl-period/dl-deadline) needs the deadline class, which this build does not register (import schedlab/sched/dl)", d.Name)
 	case pol.RealTime() && sched.ClassOf(pol) == nil:
 		return fmt.Errorf("task %q: policy %v needs the real-time class, which this build does not register (import schedlab/sched/rt)", d.Name, pol)
 	}
@@ -575,6 +575,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	t.st.Slice = d.Props.Slice
 	t.st.RTPrio = d.Props.RTPrio
+	t.st.DL.Runtime, t.st.DL.Deadline, t.st.DL.Period = d.Props.DL.Runtime, d.Props.DL.Deadline, d.Props.DL.Period
 	t.ownBal = e.stack != nil && e.stack.Balances(&t.st)
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
@@ -635,6 +636,9 @@ func (e *Engine) applyOwnSched(t *Task) {
 func (e *Engine) start(t *Task) {
 	t.st.CPU = e.selectForkCPU(t, nil)
 	t.first = e.now
+	if !e.admit(t) {
+		return
+	}
 	e.class.TaskNew(&t.st, nil)
 	c := e.cpus[t.st.CPU]
 	c.sync()
@@ -665,6 +669,9 @@ func (e *Engine) fork(parent *Task) {
 	// 2.6.36 (cleared since 2.6.37, f26f9aff6aa).
 	pc := e.cpus[parent.st.CPU]
 	child.inheritedResched = pc.needResched && e.cfg.Sched.Profile.ForkCopiesNeedResched
+	if !e.admit(child) {
+		return
+	}
 	e.class.TaskNew(&child.st, &parent.st)
 	c := e.cpus[parent.st.CPU]
 	e.emitFork(c, parent, child)

@@ -309,22 +309,28 @@ func (c *RT) TaskDead(rq sched.RQ, t *sched.Task) {}
 func (c *RT) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {}
 
 // cpuPrio is cpupri's view of a CPU: the priority of its highest queued
-// real-time task, or MaxRTPrio ("normal": fair tasks or none).
-func (c *RT) cpuPrio(cpu int) int { return c.cpus[cpu].highest() }
+// real-time task, or MaxRTPrio ("normal": fair tasks or none); −1 while a
+// deadline task runs there (CPUPRI_HIGHER).
+func (c *RT) cpuPrio(core sched.Core, cpu int) int {
+	if curr := core.RQ(cpu).Curr(); curr != nil && curr.Prio() < 0 {
+		return -1
+	}
+	return c.cpus[cpu].highest()
+}
 
 // lowest is find_lowest_rq: the allowed CPU, other than exclude, of the
 // lowest priority if that is lower than t's; prefer wins a tie, then the
 // lowest number. −1 if none.
 func (c *RT) lowest(core sched.Core, t *sched.Task, prefer, exclude int) int {
 	best, level := -1, taskRT(t).prio
-	if prefer >= 0 && prefer != exclude && core.Allowed(t, prefer) && c.cpuPrio(prefer) > level {
-		best, level = prefer, c.cpuPrio(prefer)
+	if prefer >= 0 && prefer != exclude && core.Allowed(t, prefer) && c.cpuPrio(core, prefer) > level {
+		best, level = prefer, c.cpuPrio(core, prefer)
 	}
 	for i := range c.cpus {
 		if i == exclude || !core.Allowed(t, i) {
 			continue
 		}
-		if l := c.cpuPrio(i); l > level {
+		if l := c.cpuPrio(core, i); l > level {
 			best, level = i, l
 		}
 	}
@@ -336,7 +342,8 @@ func (c *RT) SelectWakeCPU(core sched.Core, t *sched.Task) int {
 	prev := t.CPU
 	curr := core.RQ(prev).Curr()
 	ok := core.Allowed(t, prev)
-	if ok && (curr == nil || !curr.Policy.RealTime() || curr.Prio() > t.Prio()) {
+	// rt_task(curr): a deadline task (prio −1) counts as one.
+	if ok && (curr == nil || curr.Prio() >= sched.MaxRTPrio || curr.Prio() > t.Prio()) {
 		return prev
 	}
 	if dst := c.lowest(core, t, prev, -1); dst >= 0 {

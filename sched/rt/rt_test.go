@@ -3,7 +3,6 @@ package rt_test
 import (
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 
 	"schedlab/internal/simtest"
@@ -329,17 +328,6 @@ func TestFairTaskLeavesRTHogCPU(t *testing.T) {
 			if ev.TS-woke > 7*ms {
 				t.Fatalf("tick waited %d ns at %d ns, after it moved", ev.TS-woke, woke)
 			}
-		}
-	}
-}
-
-func TestDeadlineRefusedByName(t *testing.T) {
-	cfg := simtest.Config(t, "cfs-2.6.35", 1, nil, nil)
-	_, err := sim.New(sim.Config{Spec: simtest.Spec(t, `{"tasks": {"d": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 100}}}`),
-		Sched: cfg, Params: sim.DefaultParams(), Duration: 1e9})
-	for _, w := range []string{`task "d"`, "SCHED_DEADLINE", "rt-app's deadline policy", "not simulated yet", "SCHED_FIFO"} {
-		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Fatalf("error %v lacks %q", err, w)
 		}
 	}
 }
