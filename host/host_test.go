@@ -304,13 +304,15 @@ func TestTaskCPUsCheckedFirst(t *testing.T) {
 
 // A SCHED_FIFO task runs under the kernel's real-time class, at its
 // priority: the kernel's own sched_switch prints its prio as 99 − 42 = 57
-// (a fair task's is 100 to 139). The task is periodic, 1 ms in 10, so the
-// test takes no CPU from anything else for long.
-func TestFIFOOnHost(t *testing.T) {
+// (a fair task's is 100 to 139), and a SCHED_DEADLINE task's as −1. The
+// tasks are periodic, 1 ms in 10 at most, so the test takes no CPU from
+// anything else for long.
+func TestRealTimeOnHost(t *testing.T) {
 	hosttest.Need(t)
 	spec, err := workload.Parse("fifo.json", []byte(`{"tasks": {
 		"fifo": {"policy": "SCHED_FIFO", "priority": 42, "timer": {"ref": "t", "period": 10000}, "run": 1000},
-		"rr": {"policy": "SCHED_RR", "priority": 7, "timer": {"ref": "r", "period": 10000}, "run": 500}}}`))
+		"rr": {"policy": "SCHED_RR", "priority": 7, "timer": {"ref": "r", "period": 10000}, "run": 500},
+		"dl": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "timer": {"ref": "d", "period": 10000}, "run": 300}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +321,8 @@ func TestFIFOOnHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	for comm, want := range map[string]string{"fifo": "57", "rr": "92"} {
-		re := regexp.MustCompile(`(?:prev|next)_comm=` + comm + ` (?:prev|next)_pid=\d+ (?:prev|next)_prio=(\d+)`)
+	for comm, want := range map[string]string{"fifo": "57", "rr": "92", "dl": "-1"} {
+		re := regexp.MustCompile(`(?:prev|next)_comm=` + comm + ` (?:prev|next)_pid=\d+ (?:prev|next)_prio=(-?\d+)`)
 		// The thread starts fair, as rt-app's do, and sets its policy
 		// first thing: from then on it is real-time.
 		ms := re.FindAllSubmatch(rec.Trace, -1)
