@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"schedlab/sched"
+	"schedlab/uapi"
+	"schedlab/workload"
 )
 
 // This file is the engine's side of a class that balances its own tasks
@@ -89,4 +91,60 @@ func (e *Engine) admit(t *Task) bool {
 		return false
 	}
 	return true
+}
+
+// ownRT sets the real-time priority and deadline reservation a definition
+// gives its threads.
+func ownRT(st *sched.Task, d *workload.Task) {
+	st.RTPrio = d.Props.RTPrio
+	st.DL.Runtime, st.DL.Deadline, st.DL.Period = d.Props.DL.Runtime, d.Props.DL.Deadline, d.Props.DL.Period
+}
+
+// setClass is sched_setscheduler by the running task t to a policy of
+// another class (a forked thread setting its own, applyOwnSched): the
+// new class admits it first, and the move happens in the schedule() the
+// call ends with, once t has been put back (switchClass).
+func (e *Engine) setClass(t *Task, pol uapi.Policy, nice int) {
+	probe := t.st
+	probe.Policy = pol
+	ownRT(&probe, t.def)
+	if err := e.stack.Admit(&probe); err != nil {
+		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) sets policy %v at %d ns: %v", t.st.Comm, t.st.PID, pol, e.now, err)}
+		return
+	}
+	t.st.RTPrio, t.st.DL = probe.RTPrio, probe.DL
+	t.classSwitch, t.newPolicy, t.newNice = true, pol, nice
+	e.cpus[t.st.CPU].schedNow()
+}
+
+// classChange says whether a task setting policy pol and its definition's
+// priority or reservation needs setClass: a move to another class, or a
+// new policy, real-time priority or reservation within one above the
+// fair class (whose entities are made for them).
+func (e *Engine) classChange(t *Task, pol uapi.Policy) bool {
+	if e.stack == nil {
+		return false
+	}
+	d := sched.ClassOf(pol)
+	if d != sched.ClassOf(t.st.Policy) {
+		return true
+	}
+	var probe sched.Task
+	ownRT(&probe, t.def)
+	return d != nil && (pol != t.st.Policy || probe.RTPrio != t.st.RTPrio || probe.DL != t.st.DL)
+}
+
+// switchClass moves t, just put back on c by its old class, to the class
+// of its new policy: dequeued from the old as a waiting task, created in
+// the new one as a task without a parent, and queued there, before the
+// pick. (The kernel's __sched_setscheduler dequeues, puts, sets the
+// class and enqueues the same way.)
+func (e *Engine) switchClass(c *CPU, t *Task) {
+	t.classSwitch = false
+	e.rqDel(c, t, 0)
+	t.st.Policy, t.st.Nice = t.newPolicy, t.newNice
+	t.ownBal = e.stack.Balances(&t.st)
+	e.class.TaskNew(&t.st, nil)
+	e.class.Fork(c, c, nil, &t.st)
+	e.rqAdd(c, t, 0)
 }

@@ -464,6 +464,9 @@ func (e *Engine) schedule(c *CPU) {
 			e.rqDel(c, prev, sched.DequeueSleep)
 		}
 		e.class.PutPrev(c, &prev.st)
+		if prev.classSwitch {
+			e.switchClass(c, prev)
+		}
 	}
 	if e.stack != nil {
 		var p *sched.Task
@@ -574,8 +577,12 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 		t.st.UID = *d.Props.UID
 	}
 	t.st.Slice = d.Props.Slice
-	t.st.RTPrio = d.Props.RTPrio
-	t.st.DL.Runtime, t.st.DL.Deadline, t.st.DL.Period = d.Props.DL.Runtime, d.Props.DL.Deadline, d.Props.DL.Period
+	ownRT(&t.st, d)
+	if parent != nil {
+		// sched_fork copies the real-time priority and the deadline
+		// reservation with the policy.
+		t.st.RTPrio, t.st.DL = parent.st.RTPrio, parent.st.DL
+	}
 	t.ownBal = e.stack != nil && e.stack.Balances(&t.st)
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
@@ -616,6 +623,10 @@ func ownSched(spec *workload.Spec, d *workload.Task) (uapi.Policy, int) {
 func (e *Engine) applyOwnSched(t *Task) {
 	t.ownSched = false
 	pol, nice := ownSched(e.spec, t.def)
+	if e.classChange(t, pol) {
+		e.setClass(t, pol, nice)
+		return
+	}
 	if pol == t.st.Policy && nice == t.st.Nice {
 		return
 	}
@@ -654,6 +665,11 @@ func (e *Engine) fork(parent *Task) {
 	if e.live+e.pending >= e.maxThreads {
 		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) forks a thread at %d ns with %d alive, the most the simulator holds at once: a fork loop? (the threads forked must end; on the host --pids-max bounds it)",
 			parent.st.Comm, parent.st.PID, e.now, e.live+e.pending)}
+		return
+	}
+	if parent.st.Policy == uapi.SchedDeadline {
+		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) forks at %d ns, but it is SCHED_DEADLINE, and the kernel refuses a deadline task's fork without SCHED_FLAG_RESET_ON_FORK (EAGAIN)",
+			parent.st.Comm, parent.st.PID, e.now)}
 		return
 	}
 	d := e.spec.Tasks[parent.forkDef]

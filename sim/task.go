@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -88,6 +89,11 @@ type Task struct {
 	// ownSched: a forked thread still has its parent's policy and nice,
 	// and sets its own when it first steps its program.
 	ownSched bool
+	// classSwitch: its policy moves it to another class at its next
+	// schedule() (setClass), to newPolicy and newNice.
+	classSwitch bool
+	newPolicy   uapi.Policy
+	newNice     int
 	// inheritedResched is TIF_NEED_RESCHED copied from the parent at
 	// fork: the child reschedules as soon as it is switched in.
 	inheritedResched bool

@@ -571,8 +571,10 @@ func (c *DL) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 				return fmt.Errorf("dl cpu %d: task %s (pid %d) queued with runtime %d", cpu, se.t.Comm, se.t.PID, se.runtime)
 			}
 		}
-		if r.curr != nil && r.curr.rq != r {
-			return fmt.Errorf("dl cpu %d: running task %s (pid %d) is not in its queue", cpu, r.curr.t.Comm, r.curr.t.PID)
+		// A running task throttled at a tick runs on until its
+		// reschedule takes effect (cost_resched_ns).
+		if se := r.curr; se != nil && se.rq != r && !se.throttled {
+			return fmt.Errorf("dl cpu %d: running task %s (pid %d) is neither queued nor throttled", cpu, se.t.Comm, se.t.PID)
 		}
 		if r.nr != len(runnable[cpu]) {
 			return fmt.Errorf("dl cpu %d: %d tasks counted, engine has %d runnable", cpu, r.nr, len(runnable[cpu]))

@@ -517,9 +517,6 @@ func (c *RT) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 		if r.nr > 1 {
 			over++
 		}
-		if r.throttled && r.curr != nil {
-			return fmt.Errorf("rt cpu %d: throttled, yet %s (pid %d) runs", cpu, r.curr.Comm, r.curr.PID)
-		}
 		if r.rtTime < 0 || (!c.throttle && (r.rtTime != 0 || r.throttled)) {
 			return fmt.Errorf("rt cpu %d: rt_time %d ns, throttled %v, with throttling %v", cpu, r.rtTime, r.throttled, c.throttle)
 		}

@@ -16,6 +16,10 @@ import (
 
 const ms = int64(1e6)
 
+// resched is the engine's delay from a preempting wakeup or tick to the
+// switch (cost_resched_ns: the marked task's way back to user space).
+var resched = sim.DefaultParams().CostResched
+
 // fairPolicies are the fair classes the real-time class is stacked on in
 // these tests: each has its own PutPrev/PickNext contract.
 var fairPolicies = []string{"cfs-2.6.35", "cfs-2.6.24", "eevdf-6.12"}
@@ -24,6 +28,7 @@ func simulate(t *testing.T, policy string, ncpu int, set map[string]int64, js st
 	t.Helper()
 	rec := &trace.Recorder{}
 	p := sim.DefaultParams()
+	p.TickPhase = 0 // jiffies start at 0, as the hand computations assume
 	cfg := simtest.Config(t, policy, ncpu, nil, set)
 	cfg.TickNS = p.TickNS()
 	e := simtest.Run(t, sim.Config{Spec: simtest.Spec(t, js), Sched: cfg, Params: p, Duration: d, Seed: 1, Sink: rec, Check: true})
@@ -67,8 +72,8 @@ func TestFIFORunsToCompletionAheadOfFair(t *testing.T) {
 		e, rec := simulate(t, pol, 1, nil, `{"tasks": {
 			"hog": {"run": 100000},
 			"fifo": {"policy": "SCHED_FIFO", "priority": 50, "delay": 1000, "loop": 1, "run": 500000}}}`, 600*ms)
-		if lat := wakeLatencies(rec, "fifo"); len(lat) != 1 || lat[0] != 0 {
-			t.Errorf("%s: fifo switch-in delays %v, want one of 0 (it preempts at its wakeup)", pol, lat)
+		if lat := wakeLatencies(rec, "fifo"); len(lat) != 1 || lat[0] != resched {
+			t.Errorf("%s: fifo switch-in delays %v, want one of %d ns (it preempts at its wakeup)", pol, lat, resched)
 		}
 		var exit int64
 		for _, ev := range rec.Events {
@@ -91,9 +96,10 @@ func TestFIFORunsToCompletionAheadOfFair(t *testing.T) {
 
 func TestRRAlternatesEvery100ms(t *testing.T) {
 	// Two SCHED_RR hogs of one priority, no throttling: the slice is 25
-	// ticks at HZ 250, so they swap exactly on every 100 ms boundary.
+	// ticks at HZ 250, so they swap on every 100 ms boundary, each switch
+	// cost_resched_ns after the tick that ends the slice.
 	_, rec := simulate(t, "cfs-2.6.35", 1, map[string]int64{rt.Runtime: -1}, `{"tasks": {
-		"rr": {"instance": 2, "policy": "SCHED_RR", "priority": 30, "run": 100000}}}`, 1000*ms)
+		"rr": {"instance": 2, "policy": "SCHED_RR", "priority": 30, "run": 100000}}}`, 1050*ms)
 	var at []int64
 	last := ""
 	for _, ev := range rec.Events {
@@ -110,8 +116,8 @@ func TestRRAlternatesEvery100ms(t *testing.T) {
 		t.Fatalf("%d switches between the RR tasks in 1 s (%v), want 10", len(at), at)
 	}
 	for i, ts := range at {
-		if ts != int64(i+1)*100*ms {
-			t.Errorf("switch %d at %d ns, want %d", i, ts, int64(i+1)*100*ms)
+		if want := int64(i+1)*100*ms + resched; ts != want {
+			t.Errorf("switch %d at %d ns, want %d", i, ts, want)
 		}
 	}
 }
@@ -124,8 +130,8 @@ func TestRRSliceTunable(t *testing.T) {
 	for _, ev := range rec.Events {
 		if ev.Kind == trace.Switch && ev.PID != 0 && ev.NextPID != 0 {
 			n++
-			if ev.TS != int64(n)*12*ms {
-				t.Fatalf("switch %d at %d ns, want %d", n, ev.TS, int64(n)*12*ms)
+			if want := int64(n)*12*ms + resched; ev.TS != want {
+				t.Fatalf("switch %d at %d ns, want %d", n, ev.TS, want)
 			}
 		}
 	}
@@ -147,7 +153,7 @@ func TestHigherPriorityPreemptsAtWakeup(t *testing.T) {
 		t.Fatalf("high ran %d times in 500 ms, want 50", len(hi))
 	}
 	for i, l := range hi {
-		if l != 0 {
+		if l > resched {
 			t.Fatalf("high's wakeup %d waited %d ns, want 0 (it preempts)", i, l)
 		}
 	}
@@ -230,7 +236,7 @@ func TestPushMovesPreemptedRTTask(t *testing.T) {
 		t.Errorf("low migrated %d times, want it pushed on high's wakeups", moves)
 	}
 	for i, l := range wakeLatencies(rec, "high") {
-		if l != 0 {
+		if l > resched {
 			t.Fatalf("high's wakeup %d waited %d ns", i, l)
 		}
 	}
@@ -248,7 +254,7 @@ func TestWakeupAvoidsHigherRTCPU(t *testing.T) {
 		t.Fatalf("mid ran %d times", len(lat))
 	}
 	for i, l := range lat {
-		if l != 0 {
+		if l > resched {
 			t.Fatalf("mid's wakeup %d waited %d ns", i, l)
 		}
 	}
@@ -327,6 +333,38 @@ func TestFairTaskLeavesRTHogCPU(t *testing.T) {
 		case ev.Kind == trace.Switch && ev.NextComm == "tick" && woke > moved:
 			if ev.TS-woke > 7*ms {
 				t.Fatalf("tick waited %d ns at %d ns, after it moved", ev.TS-woke, woke)
+			}
+		}
+	}
+}
+
+func TestForkedThreadSwitchesClass(t *testing.T) {
+	// A fair thread forks FIFO children and a FIFO thread forks fair and
+	// RR ones: each child starts with its parent's policy (sched_fork)
+	// and moves to its own class as its first act, under the checker.
+	// The FIFO children then run ahead of the fair hog.
+	for _, pol := range fairPolicies {
+		_, rec := simulate(t, pol, 2, nil, `{"tasks": {
+			"hog": {"instance": 2, "run": 100000},
+			"fairspawn": {"timer": {"ref": "a", "period": 20000}, "run": 100, "fork": "fifokid"},
+			"fifokid": {"instance": 0, "policy": "SCHED_FIFO", "priority": 40, "loop": 1, "run": 3000},
+			"rtspawn": {"policy": "SCHED_FIFO", "priority": 20, "timer": {"ref": "b", "period": 30000}, "run": 100, "fork0": "fairkid", "fork1": "rrkid"},
+			"fairkid": {"instance": 0, "loop": 1, "run": 2000},
+			"rrkid": {"instance": 0, "policy": "SCHED_RR", "priority": 60, "loop": 1, "run": 2000}}}`, 1000*ms)
+		// The prio a child leaves its CPU with is its own policy's (it
+		// switched class while running, which no switch shows).
+		prios := map[string]map[int32]bool{}
+		for _, ev := range rec.Events {
+			if ev.Kind == trace.Switch && ev.PID != 0 {
+				if prios[ev.Comm] == nil {
+					prios[ev.Comm] = map[int32]bool{}
+				}
+				prios[ev.Comm][ev.Prio] = true
+			}
+		}
+		for comm, want := range map[string]int32{"fifokid": 59, "rrkid": 39, "fairkid": 120} {
+			if !prios[comm][want] {
+				t.Errorf("%s: %s never ran at prio %d (its own policy's): %v", pol, comm, want, prios[comm])
 			}
 		}
 	}
