@@ -64,7 +64,7 @@ func init() {
 		Policies: []uapi.Policy{uapi.SchedFIFO, uapi.SchedRR},
 		Tunables: []sched.Tunable{
 			{Name: Runtime, Default: 950000, Unit: "µs", Min: -1, Max: 1 << 31,
-				Doc: "real-time class: CPU time real-time tasks may use per period on each CPU before they are throttled; -1: never throttle"},
+				Doc: "real-time class: CPU time real-time tasks may use per period on each CPU before they are throttled; -1: never throttle. With the period it also bounds the SCHED_DEADLINE bandwidth admitted (NCPU × runtime/period)"},
 			{Name: Period, Default: 1000000, Unit: "µs", Min: 1, Max: 1 << 31,
 				Doc: "real-time class: the throttling period; the runtime is replenished every period"},
 			{Name: RRSlice, Default: 100, Unit: "ms", Min: 1, Max: 1000000,
