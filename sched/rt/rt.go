@@ -21,9 +21,11 @@
 //     real-time queue is throttled (nothing real-time is picked, so the
 //     fair class runs), and the period timer, firing on the grid
 //     k·sched_rt_period_us, subtracts one runtime from rt_time and
-//     unthrottles once rt_time is below it. The runtime is per CPU and
-//     not lent between CPUs (RT_RUNTIME_SHARE off, the default since
-//     5.10; 2.6.x borrowed idle CPUs' runtime);
+//     unthrottles once rt_time is below it. The runtime is per CPU; with
+//     RT_RUNTIME_SHARE (rt_runtime_share: always in 2.6.x, the default
+//     from 3.2 to 5.9, off since 5.10) a CPU over its runtime first
+//     borrows 1/n of every other CPU's unused runtime, up to the whole
+//     period, and keeps it (do_balance_runtime);
 //   - push: a CPU with more than one real-time task pushes its
 //     highest-priority waiting one to the CPU of lowest priority (cpupri:
 //     the priority of its highest queued real-time task, else "normal"
@@ -45,6 +47,7 @@ package rt
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"schedlab/sched"
 	"schedlab/uapi"
@@ -55,6 +58,9 @@ const (
 	Runtime = "sched_rt_runtime_us"
 	Period  = "sched_rt_period_us"
 	RRSlice = "sched_rr_timeslice_ms"
+	// Share is the RT_RUNTIME_SHARE sched feature as a tunable (the
+	// class has no feature list of its own).
+	Share = "rt_runtime_share"
 )
 
 func init() {
@@ -69,6 +75,8 @@ func init() {
 				Doc: "real-time class: the throttling period; the runtime is replenished every period"},
 			{Name: RRSlice, Default: 100, Unit: "ms", Min: 1, Max: 1000000,
 				Doc: "real-time class: SCHED_RR time slice, counted in ticks (rounded up to one)"},
+			{Name: Share, Default: -1, Choices: []int64{-1, 0, 1},
+				Doc: "real-time class: RT_RUNTIME_SHARE, a CPU over its RT runtime borrowing other CPUs' unused runtime (1) or not (0); -1: as the --policy's kernel did (on for cfs-2.6.*, off for the 6.x profiles, off by default since 5.10)"},
 		},
 		New: func(cfg *sched.Config) (sched.Class, error) { return New(cfg) },
 	})
@@ -81,6 +89,7 @@ type RT struct {
 	// when the runtime is unlimited (-1 or the whole period).
 	runtime, period int64
 	throttle        bool
+	share           bool // RT_RUNTIME_SHARE
 	rrTicks         int
 	// timerArmed: the period timer runs; wantTimer: an enqueue asked
 	// for it, and the next Push arms it.
@@ -100,6 +109,9 @@ type cpuRQ struct {
 	execStart int64
 	rtTime    int64
 	throttled bool
+	// runtime is this CPU's share of the bandwidth: the sysctl's, more
+	// or less what RT_RUNTIME_SHARE has lent.
+	runtime int64
 }
 
 // entity is a task's sched_rt_entity.
@@ -123,6 +135,12 @@ func New(cfg *sched.Config) (*RT, error) {
 			Runtime, c.runtime/1000, Period, c.period/1000)
 	}
 	c.throttle = c.runtime >= 0 && c.runtime < c.period
+	switch cfg.Tunable(Share) {
+	case 1:
+		c.share = true
+	case -1:
+		c.share = strings.HasPrefix(cfg.Profile.Name, "cfs-2.6.")
+	}
 	tick := cfg.TickNS
 	if tick == 0 {
 		tick = 1e9 / 250 // the engine's default HZ, for a config made for no engine
@@ -131,7 +149,7 @@ func New(cfg *sched.Config) (*RT, error) {
 	slice := cfg.Tunable(RRSlice) * 1e6
 	c.rrTicks = int(max(1, (slice+tick-1)/tick))
 	for i := 0; i < max(cfg.NCPU, 1); i++ {
-		c.cpus = append(c.cpus, &cpuRQ{cpu: i})
+		c.cpus = append(c.cpus, &cpuRQ{cpu: i, runtime: c.runtime})
 	}
 	return c, nil
 }
@@ -204,11 +222,38 @@ func (c *RT) exceeded(r *cpuRQ) bool {
 	if r.throttled {
 		return true
 	}
-	if r.rtTime > c.runtime {
+	if r.runtime >= c.period {
+		return false
+	}
+	c.borrow(r)
+	if r.rtTime > r.runtime {
 		r.throttled = true
 		return true
 	}
 	return false
+}
+
+// borrow is balance_runtime under RT_RUNTIME_SHARE: a CPU over its
+// runtime takes 1/n of each other CPU's unused runtime, in CPU order,
+// until it has the whole period.
+func (c *RT) borrow(r *cpuRQ) {
+	if !c.share || r.rtTime <= r.runtime {
+		return
+	}
+	n := int64(len(c.cpus))
+	for _, o := range c.cpus {
+		if o == r {
+			continue
+		}
+		if diff := o.runtime - o.rtTime; diff > 0 {
+			diff = min(diff/n, c.period-r.runtime)
+			o.runtime -= diff
+			r.runtime += diff
+			if r.runtime == c.period {
+				return
+			}
+		}
+	}
 }
 
 // TaskNew implements sched.Class.
@@ -462,8 +507,11 @@ func (c *RT) Timer(core sched.Core) {
 	idle := true
 	for _, r := range c.cpus {
 		if r.rtTime > 0 {
-			r.rtTime -= min(r.rtTime, c.runtime)
-			if r.throttled && r.rtTime < c.runtime {
+			if r.throttled {
+				c.borrow(r)
+			}
+			r.rtTime -= min(r.rtTime, r.runtime)
+			if r.throttled && r.rtTime < r.runtime {
 				r.throttled = false
 				if r.nr > 0 {
 					core.RQ(r.cpu).Resched()
@@ -520,6 +568,13 @@ func (c *RT) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 		if r.rtTime < 0 || (!c.throttle && (r.rtTime != 0 || r.throttled)) {
 			return fmt.Errorf("rt cpu %d: rt_time %d ns, throttled %v, with throttling %v", cpu, r.rtTime, r.throttled, c.throttle)
 		}
+	}
+	var lent int64
+	for _, r := range c.cpus {
+		lent += r.runtime - c.runtime
+	}
+	if lent != 0 || (!c.share && c.cpus[0].runtime != c.runtime) {
+		return fmt.Errorf("rt: the CPUs' runtimes do not add up to %d × %d ns (RT_RUNTIME_SHARE %v)", len(c.cpus), c.runtime, c.share)
 	}
 	if over != c.overloaded {
 		return fmt.Errorf("rt: %d run queues hold several tasks, overload counts %d", over, c.overloaded)

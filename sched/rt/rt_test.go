@@ -369,3 +369,30 @@ func TestForkedThreadSwitchesClass(t *testing.T) {
 		}
 	}
 }
+
+func TestRuntimeShare(t *testing.T) {
+	// A FIFO hog and a fair hog pinned to CPU 0 of two, CPU 1 idle. With
+	// RT_RUNTIME_SHARE, CPU 0 borrows at its first excess (at the 952 ms
+	// tick) min(950/2, 1000 − 950) = 50 ms of CPU 1's unused runtime:
+	// its runtime is the whole period, and the fair hog, having run
+	// only while the FIFO hog had not started (1 ms), never runs again.
+	// Without it the fair hog gets its 50 ms a second.
+	js := `{"tasks": {
+		"fifo": {"policy": "SCHED_FIFO", "priority": 1, "cpus": [0], "delay": 1000, "run": 100000},
+		"fair": {"cpus": [0], "run": 100000}}}`
+	for _, c := range []struct {
+		share     int64
+		pol       string
+		want, tol int64
+	}{
+		{1, "eevdf-6.12", 1 * ms, 100000},
+		{-1, "cfs-2.6.35", 1 * ms, 100000}, // 2.6.35 always shared
+		{0, "cfs-2.6.35", 1*ms + 150*ms, 5 * ms},
+		{-1, "eevdf-6.12", 1*ms + 150*ms, 5 * ms},
+	} {
+		e, rec := simulate(t, c.pol, 2, map[string]int64{rt.Share: c.share}, js, 3000*ms)
+		if got := runtimeOf(t, e, rec, "fair"); got < c.want-c.tol || got > c.want+c.tol {
+			t.Errorf("%s, %s=%d: the fair hog ran %.2f ms in 3 s, want %.2f", c.pol, rt.Share, c.share, float64(got)/1e6, float64(c.want)/1e6)
+		}
+	}
+}
