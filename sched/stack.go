@@ -126,6 +126,21 @@ type Balancer interface {
 	Timer(core Core)
 }
 
+// RTCharger is implemented by the class that throttles real-time time per
+// CPU (rt), and RTCharged by a class whose time counts there too: the
+// kernel charges deadline tasks' time to the CPU's rt_rq, so that the
+// real-time tasks beside them stay within sched_rt_runtime_us. The stack
+// connects them when it builds the classes.
+type RTCharger interface {
+	ChargeRT(cpu int, ns int64)
+}
+
+// RTCharged is implemented by a class whose run time is charged to the
+// real-time throttling (deadline).
+type RTCharged interface {
+	SetRTCharger(RTCharger)
+}
+
 // PutCompleter is implemented by a fair class whose PutPrev leaves work to
 // its PickNext (EEVDF's deferred put_prev_task). When a higher class picks
 // after the fair class's PutPrev, the stack calls CompletePut instead of
@@ -196,6 +211,15 @@ func NewStack(cfg *Config, used []uapi.Policy) (Class, error) {
 	for _, c := range s.classes {
 		b, _ := c.(Balancer)
 		s.bal = append(s.bal, b)
+	}
+	for _, c := range s.classes {
+		if to, ok := c.(RTCharger); ok {
+			for _, from := range s.classes {
+				if f, ok := from.(RTCharged); ok {
+					f.SetRTCharger(to)
+				}
+			}
+		}
 	}
 	s.timers = make([]int64, len(s.classes))
 	s.put = make([]int, cfg.NCPU)

@@ -37,9 +37,12 @@
 //     that is no longer queued pulls the earliest waiting one another CPU
 //     has, if earlier than its own.
 //
+// A deadline task's run time also counts towards the real-time class's
+// runtime on its CPU (sched.RTCharger), as the kernel charges it to the
+// rt_rq.
+//
 // Not modelled: GRUB reclaiming and the inactive timer (bandwidth is
-// released at exit, not at the 0-lag time), the deadline time counted
-// against the real-time class's throttling runtime, deadline servers,
+// released at exit, not at the 0-lag time), deadline servers,
 // priority inheritance, and forks of deadline tasks (which the kernel
 // refuses without SCHED_FLAG_RESET_ON_FORK).
 package dl
@@ -91,7 +94,12 @@ type DL struct {
 	// says it must be asked again (the next Push does).
 	timers []*entity
 	dirty  bool
+	// rt is the real-time class its run time is charged to, if any.
+	rt sched.RTCharger
 }
+
+// SetRTCharger implements sched.RTCharged.
+func (c *DL) SetRTCharger(rt sched.RTCharger) { c.rt = rt }
 
 type cpuRQ struct {
 	cpu int
@@ -307,6 +315,9 @@ func (c *DL) updateCurr(r *cpuRQ, rq sched.RQ, resched bool) {
 	if d := now - r.execStart; d > 0 {
 		se.runtime -= d
 		r.execStart = now
+		if c.rt != nil {
+			c.rt.ChargeRT(r.cpu, d)
+		}
 	}
 	if se.runtime > 0 && !se.yielded {
 		return

@@ -200,3 +200,19 @@ func TestForkIntoAndFromDeadline(t *testing.T) {
 		t.Fatalf("got %v, want the fork refused", err)
 	}
 }
+
+func TestDeadlineTimeCountsAgainstRTThrottling(t *testing.T) {
+	// A deadline hog of 300 ms a second, a FIFO hog and a fair hog on one
+	// CPU: the deadline time is charged to the real-time runtime too, so
+	// the FIFO hog is throttled after 950 − 300 = 650 ms and the fair hog
+	// keeps its 50 ms a second (3 periods: 150 ms, give or take ticks).
+	e, rec := simulate(t, "cfs-2.6.35", 1, `{"tasks": {
+		"dl": {"policy": "SCHED_DEADLINE", "dl-runtime": 300000, "dl-period": 1000000, "run": 100000},
+		"fifo": {"policy": "SCHED_FIFO", "priority": 1, "run": 100000},
+		"fair": {"run": 100000}}}`, 3000*ms)
+	for comm, want := range map[string]int64{"dl": 900 * ms, "fifo": 1950 * ms, "fair": 150 * ms} {
+		if got := runtimeOf(t, e, rec, comm); math.Abs(float64(got-want)) > float64(10*ms) {
+			t.Errorf("%s ran %.1f ms in 3 s, want %.0f ± 10", comm, float64(got)/1e6, float64(want)/1e6)
+		}
+	}
+}

@@ -217,6 +217,19 @@ func (c *RT) updateCurr(r *cpuRQ, rq sched.RQ, resched bool) {
 	}
 }
 
+// ChargeRT implements sched.RTCharger: a deadline task's time on cpu
+// counts towards its real-time runtime, while the period timer runs or
+// the runtime is not yet used up (sched_rt_bandwidth_account). The
+// throttling it may cause is noticed at the next real-time accounting.
+func (c *RT) ChargeRT(cpu int, ns int64) {
+	if !c.throttle {
+		return
+	}
+	if r := c.cpus[cpu]; c.timerArmed || r.rtTime < r.runtime {
+		r.rtTime += ns
+	}
+}
+
 // exceeded is sched_rt_runtime_exceeded.
 func (c *RT) exceeded(r *cpuRQ) bool {
 	if r.throttled {
