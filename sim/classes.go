@@ -141,10 +141,20 @@ func (e *Engine) classChange(t *Task, pol uapi.Policy) bool {
 // class and enqueues the same way.)
 func (e *Engine) switchClass(c *CPU, t *Task) {
 	t.classSwitch = false
-	e.rqDel(c, t, 0)
+	if t.state == stDead {
+		return // it exits under its old class
+	}
+	// A task that blocked in the same step is off the queues already:
+	// its wakeup enqueues it in the new class.
+	queued := t.onRQ
+	if queued {
+		e.rqDel(c, t, 0)
+	}
 	t.st.Policy, t.st.Nice = t.newPolicy, t.newNice
 	t.ownBal = e.stack.Balances(&t.st)
 	e.class.TaskNew(&t.st, nil)
 	e.class.Fork(c, c, nil, &t.st)
-	e.rqAdd(c, t, 0)
+	if queued {
+		e.rqAdd(c, t, 0)
+	}
 }

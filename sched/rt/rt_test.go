@@ -396,3 +396,14 @@ func TestRuntimeShare(t *testing.T) {
 		}
 	}
 }
+
+func TestClassSwitchOfABlockingChild(t *testing.T) {
+	// Children whose first event blocks (a sleep) or ends them switch
+	// class in the same schedule() they leave the CPU in.
+	for _, pol := range fairPolicies {
+		simulate(t, pol, 2, nil, `{"tasks": {
+			"spawn": {"timer": {"ref": "a", "period": 5000}, "run": 100, "fork0": "sleeper", "fork1": "quick"},
+			"sleeper": {"instance": 0, "policy": "SCHED_RR", "priority": 3, "loop": 1, "sleep": 1000, "run": 500},
+			"quick": {"instance": 0, "policy": "SCHED_FIFO", "loop": 1, "run": 0}}}`, 300*ms)
+	}
+}
