@@ -175,7 +175,7 @@ func (c *cgroupSet) container(ctl *controller, name string) (string, error) {
 // be nil (no cpu controller: the workload then runs in its session's
 // autogroup); a missing pids or memory controller leaves that limit unset,
 // with a note.
-func newCgroupSet(ctl *cpuController, name string, groups []*workload.Group, lim Limits) (c *cgroupSet, err error) {
+func newCgroupSet(ctl *cpuController, name string, groups []*workload.Group, lim Limits, realTime bool) (c *cgroupSet, err error) {
 	c = &cgroupSet{ctl: ctl}
 	defer func() {
 		if err != nil {
@@ -189,6 +189,11 @@ func newCgroupSet(ctl *cpuController, name string, groups []*workload.Group, lim
 		}
 		if err := c.setShares(c.top, 1024); err != nil {
 			return nil, err
+		}
+		if realTime {
+			if err := c.grantRTRuntime(ctl); err != nil {
+				return nil, err
+			}
 		}
 		if ctl.v2 && len(groups) > 0 {
 			if err := writeCgroup(c.top, "cgroup.subtree_control", "+cpu"); err != nil {
@@ -238,6 +243,44 @@ func newCgroupSet(ctl *cpuController, name string, groups []*workload.Group, lim
 		}
 	}
 	return c, nil
+}
+
+// grantRTRuntime gives the run's container the real-time runtime its
+// parent has free, when the kernel schedules real-time tasks by group
+// (CONFIG_RT_GROUP_SCHED, cgroup v1's cpu.rt_runtime_us): a new group has
+// none, and the kernel refuses SCHED_FIFO and SCHED_RR in it with EPERM.
+// The runs' real-time tasks are then throttled by this group's runtime
+// (the parent's free share of each cpu.rt_period_us), not the global
+// sched_rt_runtime_us alone. Without the file there is nothing to do.
+func (c *cgroupSet) grantRTRuntime(ctl *cpuController) error {
+	const file = "cpu.rt_runtime_us"
+	parent, err := os.ReadFile(filepath.Join(ctl.dir, file))
+	if err != nil {
+		return nil
+	}
+	free, err := strconv.ParseInt(strings.TrimSpace(string(parent)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("cgroup %s: %s: %w", ctl.dir, file, err)
+	}
+	siblings, _ := filepath.Glob(filepath.Join(ctl.dir, "*", file))
+	for _, f := range siblings {
+		if filepath.Dir(f) == c.top {
+			continue
+		}
+		if b, err := os.ReadFile(f); err == nil {
+			if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
+				free -= n
+			}
+		}
+	}
+	if free <= 0 {
+		return fmt.Errorf("cgroup %s: no real-time runtime is free for the workload's SCHED_FIFO/SCHED_RR tasks (the other groups hold all of %s)", ctl.dir, file)
+	}
+	if err := writeCgroup(c.top, file, strconv.FormatInt(free, 10)); err != nil {
+		return err
+	}
+	c.notes = append(c.notes, fmt.Sprintf("real-time group scheduling: the workload's cgroup has cpu.rt_runtime_us %d", free))
+	return nil
 }
 
 // dir is the cgroup directory of a task-group path ("/a/b").

@@ -301,3 +301,41 @@ func TestTaskCPUsCheckedFirst(t *testing.T) {
 		t.Errorf("got %v (log %q), want a preflight error naming the task and the CPU", err, log.String())
 	}
 }
+
+// A SCHED_FIFO task runs under the kernel's real-time class, at its
+// priority: the kernel's own sched_switch prints its prio as 99 − 42 = 57
+// (a fair task's is 100 to 139), and a SCHED_DEADLINE task's as −1. The
+// tasks are periodic, 1 ms in 10 at most, so the test takes no CPU from
+// anything else for long.
+func TestRealTimeOnHost(t *testing.T) {
+	hosttest.Need(t)
+	spec, err := workload.Parse("fifo.json", []byte(`{"tasks": {
+		"fifo": {"policy": "SCHED_FIFO", "priority": 42, "timer": {"ref": "t", "period": 10000}, "run": 1000},
+		"rr": {"policy": "SCHED_RR", "priority": 7, "timer": {"ref": "r", "period": 10000}, "run": 500},
+		"dl": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "timer": {"ref": "d", "period": 10000}, "run": 300}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	rec, err := host.Run(context.Background(), host.Options{Spec: spec, Duration: 300 * time.Millisecond, Seed: 1, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	for comm, want := range map[string]string{"fifo": "57", "rr": "92", "dl": "-1"} {
+		re := regexp.MustCompile(`(?:prev|next)_comm=` + comm + ` (?:prev|next)_pid=\d+ (?:prev|next)_prio=(-?\d+)`)
+		// The thread starts fair, as rt-app's do, and sets its policy
+		// first thing: from then on it is real-time.
+		ms := re.FindAllSubmatch(rec.Trace, -1)
+		for len(ms) > 0 && string(ms[0][1]) != want {
+			ms = ms[1:]
+		}
+		if len(ms) < 20 {
+			t.Errorf("%s: %d sched_switch lines name it at prio %s in 300 ms, want some 60", comm, len(ms), want)
+		}
+		for _, m := range ms {
+			if string(m[1]) != want {
+				t.Fatalf("%s: sched_switch prio %s after it was %s: %s", comm, m[1], want, m[0])
+			}
+		}
+	}
+}

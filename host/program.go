@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -17,12 +16,6 @@ import (
 // reads with strtoll: whitespace-separated integers, strings in hex. The
 // form is private to this package (compile writes it, worker.c reads it),
 // and its codes and limits are worker.h's (worker.go).
-
-// fairPolicy says whether the host runner can run p: it measures the fair
-// class, as the simulator models it.
-func fairPolicy(p uapi.Policy) bool {
-	return p == uapi.SchedNormal || p == uapi.SchedBatch || p == uapi.SchedIdle
-}
 
 // workerCode is k's code in table. A kind without one is a table that has
 // fallen behind the workload language, which worker_test.go catches; a
@@ -61,11 +54,10 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	}
 	w(programMagic, programVersion)
 	w("seed", seed)
-	if !fairPolicy(spec.DefaultPolicy) {
-		return nil, unsupported("default_policy %s: the host runner runs the fair class only", spec.DefaultPolicy)
-	}
 	// The worker hands policies to sched_setattr as they are: uapi numbers
-	// them as the kernel does.
+	// them as the kernel does. Real-time and deadline tasks run under the
+	// kernel's own classes, throttling (sched_rt_runtime_us) and admission
+	// control included; a policy the kernel refuses stops the run.
 	w("policy", uint32(spec.DefaultPolicy))
 	w("timers", len(spec.Timers))
 	for _, t := range spec.Timers {
@@ -92,9 +84,6 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		}
 		policy := unset
 		if p.Policy != nil {
-			if !fairPolicy(*p.Policy) {
-				return "", unsupported("%s: policy %s: the host runner runs the fair class only", where, *p.Policy)
-			}
 			policy = int(*p.Policy)
 		}
 		group := unset
@@ -121,7 +110,8 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 				return "", unsupported("%s: CPU %d: the host runner sets affinity for CPUs 0 to %d", where, c, maxCPU-1)
 			}
 		}
-		s := fmt.Sprintf("props %d %d %d %d %d %d %d", hasNice, nice, policy, group, uid, p.Slice, len(set))
+		s := fmt.Sprintf("props %d %d %d %d %d %d %d %d %d %d %d", hasNice, nice, policy, group, uid, p.Slice,
+			p.RTPrio, p.DL.Runtime, p.DL.Deadline, p.DL.Period, len(set))
 		for _, c := range set {
 			s += " " + strconv.Itoa(c)
 		}

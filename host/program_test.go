@@ -41,7 +41,7 @@ func TestCompileBuiltins(t *testing.T) {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
-		if !strings.HasPrefix(string(prog), "schedlab-host-program 1\n") || !strings.HasSuffix(string(prog), "end\n") {
+		if !strings.HasPrefix(string(prog), "schedlab-host-program 2\n") || !strings.HasSuffix(string(prog), "end\n") {
 			t.Errorf("%s: program not framed: %.60q", sc.Name, prog)
 		}
 	}
@@ -56,31 +56,54 @@ func TestCompileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `schedlab-host-program 1
+	want := `schedlab-host-program 2
 seed 7
 policy 0
 timers 0
 groups 0
 tasks 2
 task 61 1 0 -1 0
-props 1 5 -1 -1 -1 0 1 1
+props 1 5 -1 -1 -1 0 0 0 0 0 1 1
 1
 phase 1
-props 0 0 -1 -1 -1 0 0
+props 0 0 -1 -1 -1 0 0 0 0 0 0
 2
 event 1 0 100000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
 event 3 0 200000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
 task 62 0 0 1 1
-props 0 0 -1 -1 -1 0 0
+props 0 0 -1 -1 -1 0 0 0 0 0 0
 1
 phase 1
-props 0 0 -1 -1 -1 0 0
+props 0 0 -1 -1 -1 0 0 0 0 0 0
 1
 event 1 3 0 0 0 10000 20000 0 0 0 0 0 0 0 0 0 0 0 -
 end
 `
 	if string(prog) != want {
 		t.Errorf("program:\n%s\nwant:\n%s", prog, want)
+	}
+}
+
+// A real-time task's props carry its policy and sched_priority, a
+// deadline task's its reservation in ns (runtime, deadline, period), for
+// the worker's sched_setattr.
+func TestCompileRealTimeProps(t *testing.T) {
+	spec := parse(t, `{"global": {"duration": 1}, "tasks": {
+		"f": {"policy": "SCHED_FIFO", "priority": 42, "run": 100},
+		"r": {"policy": "SCHED_RR", "run": 100},
+		"d": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 100}}}`)
+	prog, err := compile(spec, nil, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"props 0 0 1 -1 -1 0 42 0 0 0 0\n",
+		"props 0 0 2 -1 -1 0 10 0 0 0 0\n",
+		"props 0 0 6 -1 -1 0 0 1000000 10000000 10000000 0\n",
+	} {
+		if !strings.Contains(string(prog), want) {
+			t.Errorf("program lacks %q:\n%s", want, prog)
+		}
 	}
 }
 

@@ -10,11 +10,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"schedlab/uapi"
 )
 
 // HaveRunner says whether this build can run workloads on the host: the
@@ -79,7 +82,8 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 
 	name := runName()
 	groupTasks := map[string]string{}
-	cg, err := newCgroupSet(ctl, name, o.Spec.Groups, o.Limits)
+	realTime := slices.ContainsFunc(o.Spec.Policies(), func(p uapi.Policy) bool { return p.RealTime() })
+	cg, err := newCgroupSet(ctl, name, o.Spec.Groups, o.Limits, realTime)
 	if err != nil {
 		return res, err
 	}

@@ -44,6 +44,10 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6 // include/uapi/linux/sched.h; older C libraries lack it
+#endif
+
 #define SL_SLOTS 8192
 #define SL_MIN_PERIOD 1000 // ns: a random period is never shorter (sim/timers.go)
 
@@ -59,6 +63,8 @@ typedef struct {
 	int group;
 	int uid;
 	int64_t slice;
+	int rtprio;                       // SCHED_FIFO, SCHED_RR: sched_priority
+	int64_t dl_runtime, dl_deadline, dl_period; // SCHED_DEADLINE, ns
 	int ncpus;
 	int cpus[SL_MAXCPU];
 } sl_props;
@@ -251,6 +257,10 @@ static void read_props(sl_props *p) {
 	p->group = (int)num();
 	p->uid = (int)num();
 	p->slice = num();
+	p->rtprio = (int)num();
+	p->dl_runtime = num();
+	p->dl_deadline = num();
+	p->dl_period = num();
 	p->ncpus = (int)num();
 	if (p->ncpus < 0 || p->ncpus > SL_MAXCPU)
 		die("program: %d CPUs", p->ncpus);
@@ -482,12 +492,31 @@ static void apply_start(const sl_props *p) {
 	}
 	int policy = p->policy != SL_UNSET ? p->policy : prog.default_policy;
 	int nice = p->has_nice ? p->nice : 0;
-	if (policy != SCHED_OTHER || p->slice > 0) {
+	if (policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE) {
+		// A real-time or deadline task that ran as a fair one would
+		// measure another workload: the kernel's refusal fails the run
+		// (as every line on stderr does), saying why it may refuse.
+		struct sl_sched_attr a = {.size = sizeof a, .policy = (uint32_t)policy, .priority = (uint32_t)p->rtprio,
+					  .runtime = (uint64_t)p->dl_runtime, .deadline = (uint64_t)p->dl_deadline,
+					  .period = (uint64_t)p->dl_period};
+		if (syscall(SYS_sched_setattr, 0, &a, 0) < 0) {
+			if (policy == SCHED_DEADLINE)
+				fprintf(stderr, "schedlab host worker: sched_setattr SCHED_DEADLINE runtime %lld deadline %lld period %lld ns: %s "
+						"(needs root; the kernel refuses a reservation beyond the free bandwidth, sched_rt_runtime_us of each "
+						"sched_rt_period_us, and a deadline task whose affinity is narrower than its root domain)\n",
+					(long long)p->dl_runtime, (long long)p->dl_deadline, (long long)p->dl_period, strerror(errno));
+			else
+				fprintf(stderr, "schedlab host worker: sched_setattr %s priority %d: %s "
+						"(real-time policies need root or CAP_SYS_NICE and an RLIMIT_RTPRIO this high)\n",
+					policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", p->rtprio, strerror(errno));
+		}
+	} else if (policy != SCHED_OTHER || p->slice > 0) {
 		struct sl_sched_attr a = {.size = sizeof a, .policy = (uint32_t)policy, .nice = nice, .runtime = (uint64_t)p->slice};
 		if (syscall(SYS_sched_setattr, 0, &a, 0) < 0)
 			fprintf(stderr, "schedlab host worker: sched_setattr: %s\n", strerror(errno));
 	}
-	set_nice(nice);
+	if (policy != SCHED_DEADLINE)
+		set_nice(nice);
 	if (p->ncpus > 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);

@@ -28,7 +28,9 @@ import (
 
 	"schedlab/sched"
 	_ "schedlab/sched/cfs"   // registers cfs-2.6.24, cfs-2.6.35, cfs-2.6.36 and cfs-6.1
+	_ "schedlab/sched/dl"    // registers the deadline class (SCHED_DEADLINE)
 	_ "schedlab/sched/eevdf" // registers eevdf-6.6, eevdf-6.12 and eevdf-6.18
+	_ "schedlab/sched/rt"    // registers the real-time class (SCHED_FIFO, SCHED_RR)
 	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/workload"

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"schedlab/report"
+	"schedlab/sched"
 	"schedlab/sim"
+	"schedlab/uapi"
 )
 
 // Simulate resolves the request, runs the simulation and reports it.
@@ -59,6 +62,17 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 	}
 	if !cfg.Spec.HasTimer() {
 		r.NoTimer = "no timer in this workload"
+	}
+	// A higher class's sysctls are every profile's, but a report names
+	// them only for a workload with tasks in that class: a fair-only
+	// run's report stays what it was before classes stacked.
+	used := cfg.Spec.Policies()
+	for _, t := range sched.ClassTunables() {
+		_, d := sched.ClassTunable(t.Name)
+		if !slices.ContainsFunc(used, func(p uapi.Policy) bool { return sched.ClassOf(p) == d }) {
+			delete(r.Tunables, t.Name)
+			delete(r.DefaultTunables, t.Name)
+		}
 	}
 	maps.Copy(r.Tunables, cfg.Params.Values())
 	maps.Copy(r.DefaultTunables, sim.DefaultParams().Values())

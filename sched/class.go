@@ -29,6 +29,12 @@ type Task struct {
 	// Slice is the task's custom slice (sched_attr.sched_runtime, ns), 0
 	// for the default; classes that predate custom slices ignore it.
 	Slice int64
+	// RTPrio is a SCHED_FIFO or SCHED_RR task's rt_priority, 1 (lowest)
+	// to 99; 0 for every other policy.
+	RTPrio int
+	// DL is a SCHED_DEADLINE task's reservation (sched_attr's runtime,
+	// deadline and period, ns); zero for every other policy.
+	DL struct{ Runtime, Deadline, Period int64 }
 
 	// Wake marks why the task was last woken, for classes that follow
 	// wakeup chains (the 2010 INTERACTIVE/TIMER features). The engine sets
@@ -41,8 +47,19 @@ type Task struct {
 	Engine any
 }
 
-// Prio is the kernel priority the tracepoints print (120 + nice).
-func (t *Task) Prio() int { return DefaultPrio + t.Nice }
+// Prio is the kernel priority the tracepoints print: 120 + nice for a fair
+// task, 99 − rt_priority for a real-time one (MAX_RT_PRIO−1 − rt_priority),
+// −1 for a deadline one (MAX_DL_PRIO−1), so that a lower number always
+// runs first.
+func (t *Task) Prio() int {
+	if t.Policy == uapi.SchedDeadline {
+		return -1
+	}
+	if t.Policy.RealTime() {
+		return MaxRTPrio - 1 - t.RTPrio
+	}
+	return DefaultPrio + t.Nice
+}
 
 // Group is a task group (a cgroup of the cpu controller). The root group is
 // represented by nil. Shares is cpu.shares (weight 1024 by default).

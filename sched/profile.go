@@ -181,21 +181,27 @@ func (p *Profile) featureNames() []string {
 	return names
 }
 
-// Tunable returns the profile's tunable of that name, or nil.
+// Tunable returns the profile's tunable of that name, or else the
+// registered higher classes' (sched_rt_runtime_us…), or nil.
 func (p *Profile) Tunable(name string) *Tunable {
 	for i := range p.Tunables {
 		if p.Tunables[i].Name == name {
 			return &p.Tunables[i]
 		}
 	}
-	return nil
+	t, _ := ClassTunable(name)
+	return t
 }
 
-// TunableNames lists the profile's tunables in declaration order.
+// TunableNames lists the profile's tunables in declaration order, then the
+// higher classes'.
 func (p *Profile) TunableNames() []string {
-	names := make([]string, len(p.Tunables))
-	for i, t := range p.Tunables {
-		names[i] = t.Name
+	names := make([]string, 0, len(p.Tunables))
+	for _, t := range p.Tunables {
+		names = append(names, t.Name)
+	}
+	for _, t := range ClassTunables() {
+		names = append(names, t.Name)
 	}
 	return names
 }
@@ -251,6 +257,9 @@ func (p *Profile) NewConfigFor(m Machine, features map[string]bool, set map[stri
 		cfg.Features[name] = on
 	}
 	for _, t := range p.Tunables {
+		cfg.Tunables[t.Name] = t.Default
+	}
+	for _, t := range ClassTunables() {
 		cfg.Tunables[t.Name] = t.Default
 	}
 	userSet := map[string]bool{}

@@ -37,6 +37,9 @@ const (
 	IdleWeight  = 3
 	IdleWmult   = 1431655765
 	DefaultPrio = 120 // kernel priority of a nice-0 fair task
+	// MaxRTPrio is the kernel's MAX_RT_PRIO: priorities 0 to 99 are the
+	// real-time ones (0 is rt_priority 99; 99 is no real-time task's).
+	MaxRTPrio = 100
 )
 
 // LoadWeight is a weight with its cached inverse (the kernel's struct

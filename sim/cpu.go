@@ -30,6 +30,10 @@ type CPU struct {
 	queued      []*Task
 	rootLoad    int64
 	nextBalance int64
+
+	// rtAvg is the real-time time run here, halved every rtAvgPeriod
+	// since ageStamp (classes.go, capacity).
+	rtAvg, ageStamp int64
 }
 
 // sync accounts the time since the last sync: the running task progresses
@@ -44,6 +48,9 @@ func (c *CPU) sync() {
 		t.work -= el
 		t.runtime += el
 		c.busy += el
+		if t.ownBal {
+			c.rtAvg += el
+		}
 	} else {
 		c.idle += el
 	}

@@ -46,9 +46,13 @@ type Engine struct {
 	spec    *workload.Spec
 	class   sched.Class
 	checker sched.Checker
-	sink    trace.Sink
-	rng     *rand.Rand
-	jitter  *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
+	// stack is the class when the workload has tasks above the fair
+	// class (classes.go); nil for a fair-only run. classT is its timer.
+	stack  *sched.Stack
+	classT timer
+	sink   trace.Sink
+	rng    *rand.Rand
+	jitter *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
 
 	now int64
 	end int64
@@ -121,7 +125,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("sim: the policy was configured for a %d ns tick, but the engine ticks every %d ns (HZ %d)",
 			m.TickNS, cfg.Params.TickNS(), cfg.Params.HZ)
 	}
-	class, err := cfg.Sched.Profile.New(cfg.Sched)
+	class, err := sched.NewStack(cfg.Sched, cfg.Spec.Policies())
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +148,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
 	}
+	e.stack, _ = class.(*sched.Stack)
+	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}
 		c.tickT = timer{kind: tkTick, cpu: c}
@@ -185,8 +191,11 @@ func (e *Engine) checkTaskDef(d *workload.Task) error {
 	if d.Props.Policy != nil {
 		pol = *d.Props.Policy
 	}
-	if pol == uapi.SchedFIFO || pol == uapi.SchedRR {
-		return fmt.Errorf("task %q: policy %v is not simulated (valid: SCHED_OTHER, SCHED_BATCH, SCHED_IDLE)", d.Name, pol)
+	switch {
+	case pol == uapi.SchedDeadline && sched.ClassOf(pol) == nil:
+		return fmt.Errorf("task %q: policy SCHED_DEADLINE (rt-app's deadline policy, dl-runtime/dl-period/dl-deadline) needs the deadline class, which this build does not register (import schedlab/sched/dl)", d.Name)
+	case pol.RealTime() && sched.ClassOf(pol) == nil:
+		return fmt.Errorf("task %q: policy %v needs the real-time class, which this build does not register (import schedlab/sched/rt)", d.Name, pol)
 	}
 	for _, c := range d.Props.CPUs {
 		if c < 0 || c >= len(e.cpus) {
@@ -333,6 +342,8 @@ func (e *Engine) dispatch(t *timer) {
 		if c.needResched {
 			c.schedNow()
 		}
+	case tkClass:
+		e.stack.Timer(core{e})
 	}
 }
 
@@ -340,6 +351,13 @@ func (e *Engine) dispatch(t *timer) {
 // event, now or, for a preemption, when the marked task reaches it
 // (deferResched).
 func (e *Engine) resolve() {
+	e.resolveOnce()
+	if e.stack != nil {
+		e.push()
+	}
+}
+
+func (e *Engine) resolveOnce() {
 	for len(e.dirty) > 0 {
 		c := e.dirty[len(e.dirty)-1]
 		e.dirty = e.dirty[:len(e.dirty)-1]
@@ -446,6 +464,16 @@ func (e *Engine) schedule(c *CPU) {
 			e.rqDel(c, prev, sched.DequeueSleep)
 		}
 		e.class.PutPrev(c, &prev.st)
+		if prev.classSwitch {
+			e.switchClass(c, prev)
+		}
+	}
+	if e.stack != nil {
+		var p *sched.Task
+		if prev != nil {
+			p = &prev.st
+		}
+		e.stack.PreSchedule(core{e}, c, p)
 	}
 	next := e.pick(c)
 	// A CPU about to go idle first tries to pull a waiting task.
@@ -549,6 +577,13 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 		t.st.UID = *d.Props.UID
 	}
 	t.st.Slice = d.Props.Slice
+	ownRT(&t.st, d)
+	if parent != nil {
+		// sched_fork copies the real-time priority and the deadline
+		// reservation with the policy.
+		t.st.RTPrio, t.st.DL = parent.st.RTPrio, parent.st.DL
+	}
+	t.ownBal = e.stack != nil && e.stack.Balances(&t.st)
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
 	}
@@ -588,6 +623,10 @@ func ownSched(spec *workload.Spec, d *workload.Task) (uapi.Policy, int) {
 func (e *Engine) applyOwnSched(t *Task) {
 	t.ownSched = false
 	pol, nice := ownSched(e.spec, t.def)
+	if e.classChange(t, pol) {
+		e.setClass(t, pol, nice)
+		return
+	}
 	if pol == t.st.Policy && nice == t.st.Nice {
 		return
 	}
@@ -608,6 +647,9 @@ func (e *Engine) applyOwnSched(t *Task) {
 func (e *Engine) start(t *Task) {
 	t.st.CPU = e.selectForkCPU(t, nil)
 	t.first = e.now
+	if !e.admit(t) {
+		return
+	}
 	e.class.TaskNew(&t.st, nil)
 	c := e.cpus[t.st.CPU]
 	c.sync()
@@ -625,6 +667,11 @@ func (e *Engine) fork(parent *Task) {
 			parent.st.Comm, parent.st.PID, e.now, e.live+e.pending)}
 		return
 	}
+	if parent.st.Policy == uapi.SchedDeadline {
+		e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) forks at %d ns, but it is SCHED_DEADLINE, and the kernel refuses a deadline task's fork without SCHED_FLAG_RESET_ON_FORK (EAGAIN)",
+			parent.st.Comm, parent.st.PID, e.now)}
+		return
+	}
 	d := e.spec.Tasks[parent.forkDef]
 	child := e.newTask(d, parent, 0)
 	child.st.Group = parent.st.Group
@@ -638,6 +685,9 @@ func (e *Engine) fork(parent *Task) {
 	// 2.6.36 (cleared since 2.6.37, f26f9aff6aa).
 	pc := e.cpus[parent.st.CPU]
 	child.inheritedResched = pc.needResched && e.cfg.Sched.Profile.ForkCopiesNeedResched
+	if !e.admit(child) {
+		return
+	}
 	e.class.TaskNew(&child.st, &parent.st)
 	c := e.cpus[parent.st.CPU]
 	e.emitFork(c, parent, child)

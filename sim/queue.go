@@ -13,6 +13,7 @@ const (
 	tkStart                         // an initial task's start (after its delay)
 	tkPosix                         // a POSIX interval timer's expiry
 	tkResched                       // a marked task reaches schedule() (cost_resched_ns)
+	tkClass                         // the class stack's timer (RT bandwidth period)
 )
 
 // timer is one pending occurrence in the event queue. Owners embed their

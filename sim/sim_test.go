@@ -9,6 +9,8 @@ import (
 	"schedlab/internal/simtest"
 	"schedlab/sched"
 	"schedlab/sched/cfs"
+	_ "schedlab/sched/dl" // the real-time and deadline classes, which built-in scenarios use
+	_ "schedlab/sched/rt"
 	"schedlab/sim"
 	"schedlab/trace"
 )

@@ -65,6 +65,9 @@ type groupLoad struct {
 func (e *Engine) loadAdd(c *CPU, t *Task, sign int64) {
 	if sign > 0 {
 		t.loadW = int64(sched.NiceWeight(t.st.Nice, t.st.Policy).Weight)
+		if e.ownBalance(t) {
+			t.loadW = 0
+		}
 	}
 	w := sign * t.loadW
 	g := t.st.Group
@@ -135,6 +138,9 @@ func (e *Engine) selectWakeCPU(t *Task, waker *Task) int {
 	if len(e.cpus) == 1 {
 		return prev
 	}
+	if e.ownBalance(t) {
+		return e.stack.SelectWakeCPU(core{e}, &t.st)
+	}
 	target := prev
 	if !t.allowedOn(target) {
 		target = e.selectForkCPU(t, nil)
@@ -197,7 +203,7 @@ func (e *Engine) emitMigrate(c *CPU, t *Task, from int) {
 func (e *Engine) coldestWaiting(src *CPU, dst int, maxLoad int64) *Task {
 	var best *Task
 	for _, t := range src.queued {
-		if t == src.curr || !t.allowedOn(dst) || (maxLoad > 0 && t.loadW > maxLoad) {
+		if t == src.curr || !t.allowedOn(dst) || (maxLoad > 0 && t.loadW > maxLoad) || e.ownBalance(t) {
 			continue
 		}
 		if best == nil || t.lastRan < best.lastRan || (t.lastRan == best.lastRan && t.st.PID < best.st.PID) {
@@ -265,7 +271,7 @@ func (e *Engine) balanceTick(c *CPU) {
 		if o == c || o.nr-e.running(o) < 1 {
 			continue
 		}
-		if l := e.load(o); busiest == nil || l > bl {
+		if l := e.balanceLoad(o); busiest == nil || l > bl {
 			busiest, bl = o, l
 		}
 	}
@@ -274,15 +280,15 @@ func (e *Engine) balanceTick(c *CPU) {
 	}
 	// Move at most half the difference, so that the two CPUs meet rather
 	// than swap roles; a task heavier than twice the imbalance stays.
-	imbalance := (bl - e.load(c)) / 2
+	imbalance := (bl - e.balanceLoad(c)) / 2
 	for moved := 0; imbalance > 0 && moved < maxMigrateBatch; moved++ {
 		t := e.coldestWaiting(busiest, c.id, 2*imbalance)
 		if t == nil {
 			break
 		}
-		before := e.load(busiest)
+		before := e.balanceLoad(busiest)
 		e.migrate(t, c, true)
-		imbalance -= before - e.load(busiest)
+		imbalance -= before - e.balanceLoad(busiest)
 	}
 }
 

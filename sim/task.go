@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"schedlab/sched"
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -59,6 +60,9 @@ type Task struct {
 
 	doneT, wakeT, startT timer
 
+	// ownBal: its class places and moves it (real-time), not the fair
+	// balancing (classes.go).
+	ownBal  bool
 	rqIdx   int   // index in its CPU's queued list, −1 when not queued
 	loadW   int64 // the weight it added to its CPU's load when queued
 	lastRan int64 // when it last left a CPU (cache-cold tasks move first)
@@ -85,6 +89,11 @@ type Task struct {
 	// ownSched: a forked thread still has its parent's policy and nice,
 	// and sets its own when it first steps its program.
 	ownSched bool
+	// classSwitch: its policy moves it to another class at its next
+	// schedule() (setClass), to newPolicy and newNice.
+	classSwitch bool
+	newPolicy   uapi.Policy
+	newNice     int
 	// inheritedResched is TIF_NEED_RESCHED copied from the parent at
 	// fork: the child reschedules as soon as it is switched in.
 	inheritedResched bool

@@ -36,6 +36,16 @@ const (
 	SchedDeadline Policy = 6 // earliest deadline first, with a runtime budget per period
 )
 
+// RealTime reports whether p is a policy of the real-time class.
+func (p Policy) RealTime() bool { return p == SchedFIFO || p == SchedRR }
+
+// The range of a real-time policy's sched_priority (sched_get_priority_min
+// and _max of SCHED_FIFO and SCHED_RR on Linux).
+const (
+	MinRTPrio = 1
+	MaxRTPrio = 99
+)
+
 // policyNames spells SCHED_NORMAL as user space does: workload files (and
 // rt-app, chrt, ps) say SCHED_OTHER.
 var policyNames = map[Policy]string{

@@ -75,7 +75,7 @@ func eventType(key string) string {
 
 // rt-app properties schedlab accepts but does not model.
 var ignoredThreadKeys = map[string]bool{
-	"dl-period": true, "dl-deadline": true, "period": true, "deadline": true,
+	"period": true, "deadline": true,
 	"util_min": true, "util_max": true, "nodes_membind": true,
 }
 
@@ -95,6 +95,21 @@ type parser struct {
 	// events and threads count what the file asks for so far, against
 	// MaxEvents and MaxThreads.
 	events, threads int
+	// prios are the priority keys read, resolved once the policies are
+	// known (default_policy may follow the tasks); taskPos is where each
+	// task is defined.
+	prios   []prioRef
+	taskPos map[*Task]jsonc.Pos
+}
+
+// prioRef is one "priority" key: a nice value or a real-time priority,
+// depending on its task's policy.
+type prioRef struct {
+	props  *Props
+	task   *Task // set once the task is read
+	pos    jsonc.Pos
+	where  string
+	thread bool
 }
 
 // forkRef is a fork event whose target is resolved once all tasks are read.
@@ -187,8 +202,77 @@ func (p *parser) file0(root *jsonc.Value) error {
 		r.ph.Events[r.idx].TargetDef = def
 	}
 	p.buildGroups()
+	return p.resolvePolicies()
+}
+
+// resolvePolicies gives each task what its policy makes of rt-app's
+// priority and dl-runtime keys: for SCHED_OTHER, SCHED_BATCH and
+// SCHED_IDLE the nice value and the custom slice, for SCHED_FIFO and
+// SCHED_RR the real-time priority, for SCHED_DEADLINE the reservation.
+func (p *parser) resolvePolicies() error {
+	policy := func(t *Task) uapi.Policy {
+		if t.Props.Policy != nil {
+			return *t.Props.Policy
+		}
+		return p.spec.DefaultPolicy
+	}
+	for _, r := range p.prios {
+		pol := policy(r.task)
+		n := *r.props.Nice
+		switch {
+		case pol.RealTime() && !r.thread:
+			return p.errf(r.pos, "%s: a phase's priority on a %v task (a change of real-time priority) is not simulated yet; set it on the task", r.where, pol)
+		case pol.RealTime():
+			if n < uapi.MinRTPrio || n > uapi.MaxRTPrio {
+				return p.errf(r.pos, "%s: priority of a %v task (its real-time priority) must be an integer in [%d, %d]", r.where, pol, uapi.MinRTPrio, uapi.MaxRTPrio)
+			}
+			r.props.RTPrio, r.props.Nice = n, nil
+		case pol == uapi.SchedDeadline:
+			return p.errf(r.pos, "%s: a SCHED_DEADLINE task has no priority (its dl-runtime, dl-period and dl-deadline order it)", r.where)
+		case n < uapi.MinNice || n > uapi.MaxNice:
+			return p.errf(r.pos, "%s: priority (the nice value) must be an integer in [-20, 19]", r.where)
+		}
+	}
+	for _, t := range p.spec.Tasks {
+		pol := policy(t)
+		where := fmt.Sprintf("task %q", t.Name)
+		switch {
+		case pol.RealTime():
+			if t.Props.RTPrio == 0 {
+				t.Props.RTPrio = defaultRTPrio
+			}
+			t.Props.Slice = 0 // rt-app hands dl-runtime to no real-time task
+		case pol == uapi.SchedDeadline:
+			dl := &t.Props.DL
+			dl.Runtime, t.Props.Slice = t.Props.Slice, 0
+			if dl.Runtime == 0 {
+				return p.errf(p.taskPos[t], "%s: a SCHED_DEADLINE task needs dl-runtime (microseconds)", where)
+			}
+			if dl.Period == 0 {
+				dl.Period = dl.Runtime
+			}
+			if dl.Deadline == 0 {
+				dl.Deadline = dl.Period
+			}
+			// sched_setattr's own check (__checkparam_dl).
+			if dl.Runtime > dl.Deadline || dl.Deadline > dl.Period {
+				return p.errf(p.taskPos[t], "%s: SCHED_DEADLINE needs dl-runtime <= dl-deadline <= dl-period, got %d, %d, %d µs", where, dl.Runtime/1000, dl.Deadline/1000, dl.Period/1000)
+			}
+		default:
+			t.Props.DL = Deadline{} // dl-period and dl-deadline mean nothing here
+			if t.Props.Slice > maxSlice {
+				return p.errf(p.taskPos[t], "%s: dl-runtime of a %v task (its custom slice) must be at most %d µs", where, pol, maxSlice/1000)
+			}
+		}
+	}
 	return nil
 }
+
+// defaultRTPrio is rt-app's priority of a real-time task that sets none.
+const defaultRTPrio = 10
+
+// maxSlice bounds a fair task's custom slice: 1 s.
+const maxSlice int64 = 1e9
 
 // threadDef returns the task definition a thread name belongs to: a task of
 // that name, or the task whose instance NAME-i it is; −1 if none.
@@ -327,12 +411,11 @@ func (p *parser) policy(v *jsonc.Value) (uapi.Policy, error) {
 	if v.Kind != jsonc.String {
 		return 0, p.errf(v.Pos, "a policy must be a string such as \"SCHED_OTHER\"")
 	}
-	// SCHED_DEADLINE is no part of the language: a deadline task is its
-	// runtime, deadline and period, and the language reads dl-runtime as
-	// a fair task's custom slice.
+	// A SCHED_DEADLINE task is its dl-runtime, dl-period and
+	// dl-deadline; the same dl-runtime on a fair task is its custom slice.
 	pol, ok := uapi.ParsePolicy(v.Str)
-	if !ok || pol == uapi.SchedDeadline {
-		return 0, p.errf(v.Pos, "unknown policy %q (valid: SCHED_OTHER, SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR)", v.Str)
+	if !ok {
+		return 0, p.errf(v.Pos, "unknown policy %q (valid: SCHED_OTHER, SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)", v.Str)
 	}
 	return pol, nil
 }
@@ -345,6 +428,16 @@ func (p *parser) task(m jsonc.Member) error {
 	}
 	t := &Task{Name: name, Instances: 1, Loop: -1}
 	where := fmt.Sprintf("task %q", name)
+	if p.taskPos == nil {
+		p.taskPos = map[*Task]jsonc.Pos{}
+	}
+	p.taskPos[t] = v.Pos
+	firstPrio := len(p.prios)
+	defer func() {
+		for i := firstPrio; i < len(p.prios); i++ {
+			p.prios[i].task = t
+		}
+	}()
 	var phases *jsonc.Value
 	var loop *jsonc.Value
 	instPos := v.Pos
@@ -478,7 +571,7 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 // running task between policies, groups or CPU sets.
 func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (bool, error) {
 	switch m.Key {
-	case "policy", "cpus", "taskgroup", "uid", "dl-runtime":
+	case "policy", "cpus", "taskgroup", "uid", "dl-runtime", "dl-period", "dl-deadline":
 		if !thread {
 			return false, p.errf(m.KeyPos, "%s: %q can only be set on the task, not in a phase", where, m.Key)
 		}
@@ -495,12 +588,15 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 		}
 		props.Policy = &pol
 	case "priority":
+		// A nice value or a real-time priority: which, and its range,
+		// the task's policy says (resolvePolicies).
 		n, ok := v.Int()
-		if !ok || n < uapi.MinNice || n > uapi.MaxNice {
-			return false, p.errf(v.Pos, "%s: priority (the nice value) must be an integer in [-20, 19]", where)
+		if !ok || n < uapi.MinNice || n > uapi.MaxRTPrio {
+			return false, p.errf(v.Pos, "%s: priority must be an integer: a nice value in [-20, 19], or a real-time priority in [1, 99] for SCHED_FIFO and SCHED_RR", where)
 		}
 		nice := int(n)
 		props.Nice = &nice
+		p.prios = append(p.prios, prioRef{props: props, pos: v.Pos, where: where, thread: thread})
 	case "cpus":
 		if v.Kind != jsonc.Array || len(v.Elems) == 0 {
 			return false, p.errf(v.Pos, "%s: cpus must be a non-empty array of CPU numbers", where)
@@ -533,14 +629,24 @@ func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (
 		}
 		uid := int(n)
 		props.UID = &uid
-	case "dl-runtime":
+	case "dl-runtime", "dl-period", "dl-deadline":
 		// On a SCHED_OTHER task rt-app HEAD passes dl-runtime as
-		// sched_attr.sched_runtime: the EEVDF custom slice (6.12+).
+		// sched_attr.sched_runtime: the EEVDF custom slice (6.12+); on
+		// a SCHED_DEADLINE task it is the runtime of its reservation
+		// (resolvePolicies). dl-period and dl-deadline mean something
+		// for SCHED_DEADLINE only.
 		n, ok := v.Int()
-		if !ok || n <= 0 || n > 1e6 {
-			return false, p.errf(v.Pos, "%s: dl-runtime must be a positive integer of microseconds (the custom slice of a SCHED_OTHER task)", where)
+		if !ok || n <= 0 || n > MaxNS/1000 {
+			return false, p.errf(v.Pos, "%s: %s must be a positive integer of microseconds (dl-runtime: a SCHED_DEADLINE task's runtime, or a fair task's custom slice)", where, m.Key)
 		}
-		props.Slice = n * 1000
+		switch m.Key {
+		case "dl-runtime":
+			props.Slice = n * 1000
+		case "dl-period":
+			props.DL.Period = n * 1000
+		default:
+			props.DL.Deadline = n * 1000
+		}
 	}
 	return true, nil
 }

@@ -187,6 +187,14 @@ func TestErrorsNameFileLineAndChoices(t *testing.T) {
 		{`{"tasks": {"a": {"phases": {"p": {"cpus": [0], "run": 1}}}}}`, []string{`"cpus" can only be set on the task`}},
 		{`{"tasks": {"a": {"taskgroup": "g", "run": 1}}}`, []string{"/name"}},
 		{`{"tasks": {"a": {"run": {"dist": "pareto"}}}}`, []string{"pareto", "lognormal"}},
+		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_FIFO", "priority": 0}}}`, []string{"w.json:1:64", "real-time priority", "[1, 99]"}},
+		{`{"global": {"default_policy": "SCHED_RR"}, "tasks": {"a": {"run": 1, "priority": -5}}}`, []string{"SCHED_RR", "[1, 99]"}},
+		{`{"tasks": {"a": {"run": 1, "priority": 100}}}`, []string{"[-20, 19]", "[1, 99]"}},
+		{`{"tasks": {"a": {"policy": "SCHED_FIFO", "phases": {"p": {"priority": 5, "run": 1}}}}}`, []string{`phase "p"`, "not simulated yet"}},
+		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_DEADLINE"}}}`, []string{"needs dl-runtime"}},
+		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_DEADLINE", "dl-runtime": 5000, "dl-period": 1000}}}`, []string{"dl-runtime <= dl-deadline <= dl-period"}},
+		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_DEADLINE", "dl-runtime": 500, "priority": 3}}}`, []string{"has no priority"}},
+		{`{"tasks": {"a": {"run": 1, "dl-runtime": 1000001}}}`, []string{"custom slice", "1000000"}},
 		{`[1]`, []string{"JSON object"}},
 		{`{"global": {}}`, []string{`no "tasks"`}},
 	} {
@@ -292,4 +300,32 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rt-app's priority is the nice value of a fair task and the real-time
+// priority of a FIFO or RR one (default 10), whichever key comes first;
+// dl-runtime is a fair task's custom slice and a deadline task's runtime.
+func TestPriorityAndDeadlineKeysByPolicy(t *testing.T) {
+	s := mustParse(t, `{"tasks": {
+		"n": {"priority": -3, "dl-runtime": 700, "run": 1},
+		"f": {"priority": 42, "policy": "SCHED_FIFO", "run": 1},
+		"r": {"policy": "SCHED_RR", "dl-runtime": 700, "run": 1},
+		"d": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 1}},
+		"global": {"default_policy": "SCHED_OTHER"}}`)
+	n, f, r, d := s.Tasks[0].Props, s.Tasks[1].Props, s.Tasks[2].Props, s.Tasks[3].Props
+	if n.Nice == nil || *n.Nice != -3 || n.RTPrio != 0 || n.Slice != 700000 {
+		t.Errorf("fair task: nice %v, rt prio %d, slice %d", n.Nice, n.RTPrio, n.Slice)
+	}
+	if f.Nice != nil || f.RTPrio != 42 {
+		t.Errorf("FIFO task: nice %v, rt prio %d, want 42", f.Nice, f.RTPrio)
+	}
+	if r.RTPrio != 10 || r.Slice != 0 {
+		t.Errorf("RR task: rt prio %d (want rt-app's default 10), slice %d (want none)", r.RTPrio, r.Slice)
+	}
+	if want := (Deadline{Runtime: 1e6, Period: 1e7, Deadline: 1e7}); d.DL != want || d.Slice != 0 {
+		t.Errorf("deadline task: %+v, slice %d, want %+v", d.DL, d.Slice, want)
+	}
+	if got := s.Policies(); len(got) != 4 {
+		t.Errorf("Policies() = %v", got)
+	}
 }

@@ -10,7 +10,11 @@
 // scenario.go.
 package workload
 
-import "schedlab/uapi"
+import (
+	"slices"
+
+	"schedlab/uapi"
+)
 
 // Spec is a parsed workload.
 type Spec struct {
@@ -57,6 +61,20 @@ type Props struct {
 	// Slice is rt-app's dl-runtime on a fair task: the custom slice (ns)
 	// that EEVDF 6.12+ honours; 0 means the default.
 	Slice int64
+	// RTPrio is rt-app's priority on a SCHED_FIFO or SCHED_RR task (its
+	// sched_priority, 1 to 99; rt-app's default 10); 0 on other tasks,
+	// whose priority is their Nice.
+	RTPrio int
+	// DL is a SCHED_DEADLINE task's reservation (dl-runtime, dl-period,
+	// dl-deadline, ns); zero on every other task.
+	DL Deadline
+}
+
+// Deadline is a SCHED_DEADLINE reservation as sched_setattr takes it.
+// rt-app defaults the period to the runtime and the deadline to the
+// period.
+type Deadline struct {
+	Runtime, Period, Deadline int64
 }
 
 // Phase is one element of "phases" (or the whole event list of a thread
@@ -194,3 +212,19 @@ type Group struct {
 // HasTimer says whether any task of the spec waits on a timer, so that
 // its timer latency can have samples at all.
 func (s *Spec) HasTimer() bool { return len(s.Timers) > 0 }
+
+// Policies lists the policies the workload's tasks run under, each once,
+// in the order of the task definitions.
+func (s *Spec) Policies() []uapi.Policy {
+	var out []uapi.Policy
+	for _, t := range s.Tasks {
+		p := s.DefaultPolicy
+		if t.Props.Policy != nil {
+			p = *t.Props.Policy
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

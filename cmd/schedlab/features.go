@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -42,7 +43,8 @@ func featuresCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%s%s\n", f.Name, def, f.Doc, label(f.SMPOnly, f.Reconstruction))
 			}
 			fmt.Fprintf(w, "\nTUNABLE\tDEFAULT (%d CPU)\tMEANING\n", ncpu)
-			for _, t := range prof.Tunables {
+			// The higher classes' sysctls hold for every profile.
+			for _, t := range slices.Concat(prof.Tunables, sched.ClassTunables()) {
 				fmt.Fprintf(w, "%s\t%d%s\t%s%s\n", t.Name, cfg.Tunables[t.Name], unit(t.Unit), t.Doc, label(false, t.Reconstruction))
 			}
 			fmt.Fprintf(w, "\nENGINE PARAMETER\tDEFAULT\tMEANING\n")
@@ -73,4 +75,13 @@ func label(smp bool, recon string) string {
 		s += " [reconstruction " + recon + "]"
 	}
 	return s
+}
+
+// classTunableNames lists the sysctls of the classes above the fair one.
+func classTunableNames() []string {
+	var names []string
+	for _, t := range sched.ClassTunables() {
+		names = append(names, t.Name)
+	}
+	return names
 }

@@ -29,7 +29,7 @@ func (s *simFlags) add(cmd *cobra.Command) {
 	f.StringVar(&s.policy, "policy", lab.DefaultPolicy, "scheduling `policy`: "+strings.Join(sched.Profiles(), ", ")+" (schedlab features --policy P lists its features and tunables)")
 	f.StringVar(&s.features, "features", "", "sched features to set, in the kernel's syntax: `LIST` such as NO_START_DEBIT,NEXT_BUDDY")
 	f.StringArrayVar(&s.params, "param", nil, "set a parameter of a parametric built-in scenario: `NAME=VALUE` (repeatable; schedlab scenarios lists them)")
-	f.StringArrayVar(&s.set, "set", nil, "set a tunable or engine parameter: `NAME=VALUE` (repeatable)")
+	f.StringArrayVar(&s.set, "set", nil, "set a tunable or engine parameter: `NAME=VALUE` (repeatable; the policy's, the real-time class's "+strings.Join(classTunableNames(), ", ")+", or the engine's)")
 	f.IntVar(&s.cpus, "cpus", 1, "number of CPUs, 1 to 4096")
 	f.StringVar(&s.duration, "duration", "", "simulated `time`, e.g. 10s or 250ms (default: the file's, else 10s)")
 	f.Uint64Var(&s.seed, "seed", 1, "random seed for the workload's random durations")

@@ -27,7 +27,7 @@ import (
 // thread has advanced meanwhile: the log shows negative values wrapped to
 // 2^64); a resume that names one instance, or a task with several
 // instances (1.0 names every instance after its task and wakes them all);
-// a FIFO or RR priority below 1; a duration that is not a whole number of
+// a duration that is not a whole number of
 // seconds (1.0's global.duration must be an integer).
 //
 // Accepted, with 1.0's own semantics: run, runtime, sleep, timer (relative
@@ -98,9 +98,7 @@ func checkTask(spec *workload.Spec, t *workload.Task, timerThreads []int) error 
 	switch pol {
 	case uapi.SchedNormal:
 	case uapi.SchedFIFO, uapi.SchedRR:
-		if t.Props.Nice != nil && *t.Props.Nice < 1 {
-			return fmt.Errorf("%s has policy %v with priority %d, but rt-app 1.0 takes it as the real-time priority, 1…99", task, pol, *t.Props.Nice)
-		}
+		// The language checks the real-time priority (1…99) itself.
 	default:
 		return fmt.Errorf("%s has policy %v%s, which rt-app 1.0 lacks (it has SCHED_OTHER, SCHED_FIFO and SCHED_RR)", task, pol, from)
 	}

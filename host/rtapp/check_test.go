@@ -70,8 +70,6 @@ func TestCheckRefuses(t *testing.T) {
 		{tasks: `"a": {"policy": "SCHED_BATCH", "run": 10}`, want: `task "a" has policy SCHED_BATCH,`},
 		{tasks: `"a": {"run": 10}`, global: `"default_policy": "SCHED_IDLE"`,
 			want: `task "a" has policy SCHED_IDLE (global.default_policy)`},
-		{tasks: `"a": {"policy": "SCHED_FIFO", "priority": 0, "run": 10}`,
-			want: `task "a" has policy SCHED_FIFO with priority 0`},
 		{tasks: `"a": {"phases": {"p1": {"run": 10}, "p2": {"priority": 5, "run": 10}}}`,
 			want: `task "a" phase "p2" sets priority`},
 		{tasks: `"a": {"instance": 2, "timer": {"ref": "t", "period": 1000}, "run": 10}`,

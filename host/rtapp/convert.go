@@ -105,7 +105,10 @@ func convertTask(spec *workload.Spec, t *workload.Task, o Options) object {
 		pol = *t.Props.Policy
 	}
 	obj := object{{"instance", t.Instances}, {"policy", policyName(pol)}}
-	if t.Props.Nice != nil {
+	switch {
+	case pol.RealTime():
+		obj = append(obj, member{"priority", t.Props.RTPrio})
+	case t.Props.Nice != nil:
 		obj = append(obj, member{"priority", *t.Props.Nice})
 	}
 	cpus := t.Props.CPUs

@@ -953,3 +953,8 @@ func (c *EEVDF) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	c.finishDelayed(src, se)
 	se.q, se.parent = c.queueOf(t.Group, dst.CPU())
 }
+
+// CompletePut implements sched.PutCompleter: a higher class (real-time)
+// took the pick that follows PutPrev, so prev goes back into the tree now,
+// charged up to now and for nothing the higher class runs after.
+func (c *EEVDF) CompletePut(env sched.RQ) { c.rq(env) }
