@@ -76,11 +76,23 @@ func WriteMarkdown(w io.Writer, cases []Case, results map[Case]*validate.Result,
 	}
 	fmt.Fprintf(w, "\nToggles: %d of %d that moved a figure on the kernel move every such figure the same way in the simulation; %d moved nothing on the kernel.\n", agreed, judged, unmoved)
 	if len(rep.Missing) > 0 {
-		var m []string
+		// By kernel: a campaign that stopped leaves whole kernels out.
+		byKernel := map[string][]string{}
 		for _, c := range rep.Missing {
-			m = append(m, c.Name())
+			byKernel[c.Kernel] = append(byKernel[c.Kernel], c.Name())
 		}
-		fmt.Fprintf(w, "\nNot measured (no result): %s.\n", strings.Join(m, ", "))
+		var m []string
+		for _, k := range kernels {
+			names := byKernel[k]
+			switch {
+			case len(names) == 0:
+			case len(names) > 4:
+				m = append(m, fmt.Sprintf("%s: %d cases", k, len(names)))
+			default:
+				m = append(m, strings.Join(names, ", "))
+			}
+		}
+		fmt.Fprintf(w, "\nNot measured yet (no result): %s.\n", strings.Join(m, "; "))
 	}
 	for _, k := range kernels {
 		first := true
