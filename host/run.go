@@ -203,13 +203,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 		}
 	}()
 	kills := []int{cl.add(func() string {
-		pids := SessionPIDs(proc.Pid)
-		n := len(pids)
-		syscall.Kill(-proc.Pid, syscall.SIGKILL)
-		// Stragglers that left the process group (none should) die too.
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+		n := killSession(proc.Pid)
 		select {
 		case <-reaped:
 		case <-time.After(10 * time.Second):
@@ -286,6 +280,18 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	return res, nil
 }
 
+// killSession kills the process group of a session's leader, and
+// stragglers that left the group (none should); it returns how many
+// processes the session had.
+func killSession(pid int) int {
+	pids := SessionPIDs(pid)
+	syscall.Kill(-pid, syscall.SIGKILL)
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	return len(pids)
+}
+
 // startBeside starts the command that runs beside the workload, in a
 // session of its own (so one kill reaches its process group) and in the
 // workload's cgroup. It is killed before the workload, at the end; the
@@ -305,12 +311,7 @@ func startBeside(argv []string, cg *cgroupSet, cl *cleanup) (kill int, err error
 		return 0, fmt.Errorf("starting %s beside the workload: %w", argv[0], err)
 	}
 	kill = cl.add(func() string {
-		pids := SessionPIDs(proc.Pid)
-		syscall.Kill(-proc.Pid, syscall.SIGKILL)
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		return fmt.Sprintf("killed %d process(es) of %s beside the workload", len(pids), argv[0])
+		return fmt.Sprintf("killed %d process(es) of %s beside the workload", killSession(proc.Pid), argv[0])
 	})
 	if err := cg.add(proc.Pid); err != nil {
 		return kill, fmt.Errorf("moving %s into the workload's cgroup: %w", argv[0], err)

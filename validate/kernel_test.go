@@ -103,8 +103,8 @@ func TestResimulate(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &Result{Scenario: "tick.json", Runs: 2, DurationNS: 2e8, CPUs: 1, Seed: 5, Workload: data,
-		VM: &VMFacts{Kernel: &vm.Kernel{Name: "gone", Image: "/nonexistent/vmlinuz", Release: "6.1.0-x"}, Release: "6.1.0-x", VCPUs: 1, HZ: 1000,
-			Sched: &vm.Sched{Features: []string{"NO_START_DEBIT"}}}}
+		VM: &VMFacts{Facts: vm.Facts{Kernel: &vm.Kernel{Name: "gone", Image: "/nonexistent/vmlinuz", Release: "6.1.0-x"}, VCPUs: 1,
+			Sched: &vm.Sched{Features: []string{"NO_START_DEBIT"}}}, Release: "6.1.0-x", HZ: 1000}}
 	if err := res.simulate(spec); err != nil {
 		t.Fatal(err)
 	}

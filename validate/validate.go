@@ -191,20 +191,12 @@ func WithSession(spec *workload.Spec) *workload.Spec {
 	return &s
 }
 
-// VMFacts are a VM validation's machine: the kernel, the VM, the guest
-// kernel's scheduler settings and the cost probe.
+// VMFacts are a VM validation's machine: the VM's facts, and what
+// re-simulating its runs needs of the kernel (Resimulate).
 type VMFacts struct {
-	Kernel  *vm.Kernel  `json:"kernel"`
-	Release string      `json:"release"`
-	VCPUs   int         `json:"vcpus"`
-	Clock   string      `json:"virtual_time"`
-	HZ      int64       `json:"hz"`
-	BootS   float64     `json:"boot_s"`
-	WallS   float64     `json:"wall_s"`
-	Retries []string    `json:"boot_retries,omitempty"`
-	Guest   []string    `json:"guest,omitempty"`
-	Sched   *vm.Sched   `json:"sched,omitempty"`
-	Costs   *host.Costs `json:"costs,omitempty"`
+	vm.Facts
+	Release string `json:"release"`
+	HZ      int64  `json:"hz"`
 }
 
 // Run measures and simulates.
@@ -257,8 +249,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.Machine = append(res.Machine, "            note: "+vm.RoundRobinNote)
 		}
 		hz, _ := kernelHZ(vr.Kernel)
-		res.VM = &VMFacts{Kernel: vr.Kernel, Release: f.Kernel, VCPUs: vr.VCPUs, Clock: vr.Clock, HZ: hz, BootS: vr.Boot.Seconds(), WallS: vr.Wall.Seconds(),
-			Retries: vr.Retries, Guest: vr.Guest, Sched: vr.Sched, Costs: vr.Costs}
+		res.VM = &VMFacts{Facts: *vr.Facts(), Release: f.Kernel, HZ: hz}
 		res.Workload = string(vo.Workload)
 	}
 	res.CPUs = ncpu

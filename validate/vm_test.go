@@ -15,12 +15,7 @@ import (
 
 // TestMain makes this test binary a guest's init when TestValidateInVM
 // boots it.
-func TestMain(m *testing.M) {
-	if vm.IsGuest() {
-		vm.GuestMain()
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { hosttest.Main(m) }
 
 // One validation in Debian's 6.1 under QEMU: one boot, two runs with the
 // guest's settings, the simulation of its policy configured from them, and

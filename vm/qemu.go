@@ -101,6 +101,29 @@ type Result struct {
 	Costs *host.Costs
 }
 
+// Facts are a VM run's facts as reports print them (measure's and
+// validate's JSON "vm").
+type Facts struct {
+	Kernel  *Kernel     `json:"kernel"`
+	VCPUs   int         `json:"vcpus"`
+	Clock   string      `json:"virtual_time"`
+	BootS   float64     `json:"boot_s"`
+	WallS   float64     `json:"wall_s"`
+	Retries []string    `json:"boot_retries,omitempty"`
+	Guest   []string    `json:"guest,omitempty"`
+	Sched   *Sched      `json:"sched,omitempty"`
+	Costs   *host.Costs `json:"costs,omitempty"`
+}
+
+// Facts are the result's facts (nil for nil).
+func (r *Result) Facts() *Facts {
+	if r == nil {
+		return nil
+	}
+	return &Facts{Kernel: r.Kernel, VCPUs: r.VCPUs, Clock: r.Clock, BootS: r.Boot.Seconds(), WallS: r.Wall.Seconds(),
+		Retries: r.Retries, Guest: r.Guest, Sched: r.Sched, Costs: r.Costs}
+}
+
 // RoundRobinNote is what a run on more than one vCPU under icount must be
 // read with. QEMU runs the vCPUs of an icount guest one at a time (its
 // round-robin TCG: icount cannot count instructions of parallel vCPUs),

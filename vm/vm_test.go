@@ -18,12 +18,7 @@ import (
 // TestMain makes this test binary a guest's init when the launcher boots
 // it (the VM test passes it as Init): it then runs the request and powers
 // the machine off instead of running tests.
-func TestMain(m *testing.M) {
-	if vm.IsGuest() {
-		vm.GuestMain()
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { hosttest.Main(m) }
 
 // vmWorkload is a 10 ms rt-app timer beside a busy loop, and a task that
 // forks a process every 100 ms: timers, wakeups, thread and process

@@ -268,30 +268,8 @@ func printMeasured(oc *lab.Outcome, arg, tracePath string, out *outputs, asJSON 
 		return enc.Encode(struct {
 			*report.Run
 			Host host.Facts `json:"host"`
-			VM   *vmFacts   `json:"vm,omitempty"`
-		}{oc.Report, oc.Source.Host.Facts, newVMFacts(oc.Source.Host.VM)})
+			VM   *vm.Facts  `json:"vm,omitempty"`
+		}{oc.Report, oc.Source.Host.Facts, oc.Source.Host.VM.Facts()})
 	}
 	return oc.Report.WriteText(os.Stdout, to)
-}
-
-// vmFacts are a VM run's facts in measure's JSON.
-type vmFacts struct {
-	Kernel  *vm.Kernel `json:"kernel"`
-	VCPUs   int        `json:"vcpus"`
-	Clock   string     `json:"virtual_time"`
-	BootS   float64    `json:"boot_s"`
-	WallS   float64    `json:"wall_s"`
-	Retries []string   `json:"boot_retries,omitempty"`
-	Guest   []string   `json:"guest,omitempty"`
-	// Sched is the guest kernel's features and tunables; Costs, its cost
-	// probe (host.Costs).
-	Sched *vm.Sched   `json:"sched,omitempty"`
-	Costs *host.Costs `json:"costs,omitempty"`
-}
-
-func newVMFacts(r *vm.Result) *vmFacts {
-	if r == nil {
-		return nil
-	}
-	return &vmFacts{Kernel: r.Kernel, VCPUs: r.VCPUs, Clock: r.Clock, BootS: r.Boot.Seconds(), WallS: r.Wall.Seconds(), Retries: r.Retries, Guest: r.Guest, Sched: r.Sched, Costs: r.Costs}
 }

@@ -6,6 +6,7 @@ package hosttest
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"testing"
 
@@ -27,6 +28,17 @@ func Need(t testing.TB) {
 	if _, err := host.Preflight(nil, true); err != nil {
 		testskip.Skip(t, "host runs impossible here: %v", err)
 	}
+}
+
+// Main runs a test binary's tests, unless the binary is a VM guest's
+// init (a VM test boots the test binary itself as init): it then runs the
+// launcher's request and powers the machine off. A package with VM tests
+// calls it from its TestMain.
+func Main(m *testing.M) {
+	if vm.IsGuest() {
+		vm.GuestMain()
+	}
+	os.Exit(m.Run())
 }
 
 // Kernel gives the named kernel for a VM test, fetching it once when it is
