@@ -208,7 +208,7 @@ type Analyzer struct {
 	wakeups, timers       []int64 // the samples, if Options.Samples
 	missed, unmatched     int
 
-	switched                   []bool          // CPU → a Switch has been seen there
+	switched                   []bool // CPU → a Switch has been seen there
 	beforeSwitch, pidReuse     int
 	unknownStart, missedIn     int
 	gaps, restarts, beforeLast int
