@@ -10,10 +10,12 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"schedlab/sched"
@@ -765,11 +767,10 @@ func (e *Engine) exit(t *Task) {
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
 	e.emit()
 	t.state = stDead
-	for i, a := range e.alive {
-		if a == t {
-			e.alive = append(e.alive[:i], e.alive[i+1:]...)
-			break
-		}
+	// alive is in creation order, which is PID order: a binary search
+	// finds t among 100,000 tasks in 17 steps, where a scan took 50,000.
+	if i, ok := slices.BinarySearchFunc(e.alive, t.st.PID, func(a *Task, pid int) int { return cmp.Compare(a.st.PID, pid) }); ok {
+		e.alive = slices.Delete(e.alive, i, i+1)
 	}
 	c.schedNow()
 }
