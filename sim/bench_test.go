@@ -272,6 +272,7 @@ func BenchmarkScenario(b *testing.B) {
 				ev := float64(e.Events())
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
 				b.ReportMetric(float64(cpu)/ev, "cpu-ns/event")
+				b.ReportMetric(ev/float64(b.N), "events/op")
 				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
 				b.ReportMetric(float64(end)/float64(b.Elapsed().Nanoseconds()), "sim-s/wall-s")
 			})
