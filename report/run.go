@@ -272,7 +272,7 @@ func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 	fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d |\n", "TOTAL:", total, switches)
 	rule(51)
 	if len(tasks) > maxRows {
-		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --json lists every task)\n", len(tasks)-maxRows)
+		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --pids a row per task)\n", len(tasks)-maxRows)
 	}
 }
 
