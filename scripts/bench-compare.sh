@@ -10,9 +10,10 @@
 #   two references of the same test binary's run: a typed, allocation-free
 #   heap push+pop (the floor) and container/heap's;
 # - with valgrind, cachegrind's instruction count per event (independent of
-#   the load): two run lengths, the difference divided by the events between,
-#   with the garbage collector off (GOGC=off: with it on, how much marking
-#   falls in a run varies by ±5 %), so it counts the simulation's own work;
+#   the load): two run lengths, the difference divided by the events between
+#   (the garbage collector's work included, which varies by a few per cent
+#   from run to run; the typed heap's count, the same code in both
+#   binaries, shows how much);
 # - peak RSS and CPU time of `schedlab run` for 3,000 s of make-j10 and of
 #   wakeup-latency-make-j10;
 # - sweep throughput: runs per CPU-second of wakeup-latency-make-j10 × 60 s
@@ -63,10 +64,10 @@ for r in $(seq "$rounds"); do
 done
 
 if command -v valgrind >/dev/null; then
-  for v in base new; do
+  for r in $(seq "$rounds"); do for v in base new; do
     for b in 'Engine$:2000:6000' 'Scenario/wakeup-latency-make-j10/cpus=1$:20000:60000' 'TypedHeap:200000:600000'; do
       IFS=: read -r name n1 n2 <<<"$b"
-      ir() { GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$tmp/sim-$v" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1; }
+      ir() { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$tmp/sim-$v" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1; }
       o1=$(ir "$n1")
       o2=$(ir "$n2")
       i1=$(sed -n 's/.*I *refs: *//p' <<<"$o1" | tr -d ,)
@@ -75,7 +76,7 @@ if command -v valgrind >/dev/null; then
       epo=${epo:-1}
       echo "$v instructions/event-${name%%[\$:]*} $(awk -v a="$i1" -v b="$i2" -v n1="$n1" -v n2="$n2" -v e="$epo" 'BEGIN { printf "%.0f", (b - a) / ((n2 - n1) * e) }')" >>"$out"
     done
-  done
+  done; done
 fi
 
 python3 - "$out" <<'PY'
