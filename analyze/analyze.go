@@ -38,7 +38,13 @@
 // be preempted and switched back in, so Switch and Migrate events keep the
 // PID's current task. PID 0 is the idle task and never reported. A task gets
 // a row once it appears in a Switch; its Comm is the newest comm the events
-// gave it (Comm, NextComm, ChildComm). Rows are not merged by comm.
+// gave it (Comm, NextComm, ChildComm).
+//
+// Memory follows the tasks alive, not the length of the stream: a task
+// that has ended (its dead switch-out, or its PID taken by a new task)
+// is folded into its comm's row of Report.ByComm and its record reused;
+// latency samples go into a Hist. Per-task rows (Report.Tasks) and the
+// samples themselves are kept only when Options ask for them.
 //
 // Recordings are incomplete in two ways the stream says (trace.Lost and
 // trace.BufferStart events, from a trace's lost-events lines and its
@@ -67,16 +73,39 @@ import (
 	"schedlab/trace"
 )
 
-// TaskRow is one task's line of the report, like a row of perf sched latency.
+// TaskRow is one task's line of the report, like a row of perf sched
+// latency, or the merged line of the tasks of one comm.
 type TaskRow struct {
-	Comm                       string
-	PID                        int32
-	Runtime                    int64 // ns
-	Switches                   int
-	Delays                     int     // number of delay intervals measured
-	AvgDelay                   float64 // ns
-	MaxDelay                   int64   // ns
-	MaxDelayStart, MaxDelayEnd int64   // ns timestamps
+	Comm     string
+	PID      int32 // a merged row's lowest
+	Tasks    int   // tasks the row holds: 1, or those of a merged comm
+	Runtime  int64 // ns
+	Switches int
+	Delays   int     // number of delay intervals measured
+	DelaySum int64   // ns, of the Delays
+	AvgDelay float64 // ns, DelaySum / Delays
+	// MaxDelay is the longest delay, MaxDelayStart and MaxDelayEnd its
+	// interval (ns timestamps); of equal longest delays a merged row
+	// keeps the earliest.
+	MaxDelay                   int64
+	MaxDelayStart, MaxDelayEnd int64
+}
+
+// merge adds r's figures to m's, as rows of one comm.
+func (m *TaskRow) merge(r *TaskRow) {
+	if r.Delays > 0 && (m.Delays == 0 || r.MaxDelay > m.MaxDelay || r.MaxDelay == m.MaxDelay && r.MaxDelayStart < m.MaxDelayStart) {
+		m.MaxDelay, m.MaxDelayStart, m.MaxDelayEnd = r.MaxDelay, r.MaxDelayStart, r.MaxDelayEnd
+	}
+	m.Tasks += r.Tasks
+	m.Runtime += r.Runtime
+	m.Switches += r.Switches
+	m.Delays += r.Delays
+	m.DelaySum += r.DelaySum
+	m.PID = min(m.PID, r.PID)
+	m.AvgDelay = 0
+	if m.Delays > 0 {
+		m.AvgDelay = float64(m.DelaySum) / float64(m.Delays)
+	}
 }
 
 // Report is what a run's statistics come to.
@@ -87,8 +116,12 @@ type Report struct {
 	WakeupLatency  Stats
 	// Sorted as perf sched latency sorts by default: average delay, maximum
 	// delay, switches and runtime, all descending; then PID and Comm
-	// ascending so that equal rows come out in a fixed order.
-	Tasks  []TaskRow
+	// ascending so that equal rows come out in a fixed order. Only kept
+	// when Options.PerTask asks (nil otherwise).
+	Tasks []TaskRow
+	// ByComm is the task table merged by comm, as perf sched latency
+	// prints it by default, sorted as Tasks is: always kept.
+	ByComm []TaskRow
 	Events int // events consumed
 
 	// Wasted is the CPU time (ns) during which a CPU ran its idle task
@@ -124,6 +157,7 @@ const (
 type task struct {
 	comm     string
 	pid      int32
+	used     bool // a live generation (else a free record)
 	onCPU    bool
 	exited   bool
 	switched bool // appeared in a Switch, so it gets a row
@@ -140,47 +174,41 @@ type task struct {
 	maxStart, maxEnd int64
 }
 
-// taskTable stores tasks in fixed-size chunks: a run creates a task per
-// fork (hundreds of thousands in a long make load), and a plain slice would
-// copy the whole table each time it grows.
-type taskTable struct {
-	chunks [][]task
-	n      int
-}
-
-const taskChunk = 1024
-
-func (tt *taskTable) len() int       { return tt.n }
-func (tt *taskTable) at(i int) *task { return &tt.chunks[i/taskChunk][i%taskChunk] }
-
-func (tt *taskTable) add(t task) int {
-	if tt.n%taskChunk == 0 {
-		tt.chunks = append(tt.chunks, make([]task, taskChunk))
-	}
-	*tt.at(tt.n) = t
-	tt.n++
-	return tt.n - 1
-}
-
 type timerKey struct {
 	timer int32
 	seq   int64
 }
 
+// Options say what an Analyzer keeps beyond the report's statistics.
+type Options struct {
+	// Samples keeps every latency sample, for Samples (CDFs).
+	Samples bool
+	// PerTask keeps a row per task for Report.Tasks.
+	PerTask bool
+}
+
 // Analyzer is a trace.Sink that accumulates what Report needs. Its
-// per-event work is map lookups and amortised appends, so it does not
+// per-event work is slice lookups and amortised appends, so it does not
 // allocate per event in steady state.
 type Analyzer struct {
+	opt    Options
 	events int
-	tasks  taskTable          // every generation ever seen, in order of appearance
-	live   map[int32]int      // PID → index in tasks of its current generation
+	tasks  []task             // the live generations, and free records
+	free   []int32            // indices of free records in tasks
+	pids   pidTable           // PID → index in tasks of its current generation
+	seen   pidSet             // PIDs that had a generation
 	expiry map[timerKey]int64 // expiries waiting for their callback → Expected
 
-	wakeups, timers   []int64
-	missed, unmatched int
+	// Ended generations: merged by comm, and one row each if PerTask.
+	comms map[string]int
+	ended []TaskRow // by comm
+	rows  []TaskRow // per task
 
-	gens                       map[int32]int32 // PID → task generations seen
-	switched                   []bool          // CPU → a Switch has been seen there
+	wakeupHist, timerHist Hist
+	wakeups, timers       []int64 // the samples, if Options.Samples
+	missed, unmatched     int
+
+	switched                   []bool // CPU → a Switch has been seen there
 	beforeSwitch, pidReuse     int
 	unknownStart, missedIn     int
 	gaps, restarts, beforeLast int
@@ -210,9 +238,31 @@ func (a *Analyzer) setState(t *task, s ready) {
 // idleCPUs is the number of CPUs running the idle task.
 func (a *Analyzer) idleCPUs() int { return max(a.ncpu, len(a.cur)) - a.busy }
 
-// New returns an empty Analyzer.
-func New() *Analyzer {
-	return &Analyzer{live: map[int32]int{}, expiry: map[timerKey]int64{}, gens: map[int32]int32{}}
+// New returns an empty Analyzer that keeps nothing beyond the report's
+// statistics.
+func New() *Analyzer { return NewWith(Options{}) }
+
+// NewWith returns an empty Analyzer that keeps what o asks.
+func NewWith(o Options) *Analyzer {
+	return &Analyzer{opt: o, expiry: map[timerKey]int64{}, comms: map[string]int{}}
+}
+
+// at returns the record of index i.
+func (a *Analyzer) at(i int) *task { return &a.tasks[i] }
+
+// wakeupSample and timerSample record one latency sample.
+func (a *Analyzer) wakeupSample(d int64) {
+	a.wakeupHist.Add(d)
+	if a.opt.Samples {
+		a.wakeups = append(a.wakeups, d)
+	}
+}
+
+func (a *Analyzer) timerSample(d int64) {
+	a.timerHist.Add(d)
+	if a.opt.Samples {
+		a.timers = append(a.timers, d)
+	}
 }
 
 // Event implements trace.Sink.
@@ -258,7 +308,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		if e.PID == 0 {
 			return
 		}
-		t := a.tasks.at(a.task(e.PID, e.Comm, false))
+		t := a.at(a.task(e.PID, e.Comm, false))
 		// Only the first wakeup event starts the interval, which makes a
 		// sched_wakeup after its sched_waking a no-op and lets a lone
 		// sched_wakeup (old kernels) start it.
@@ -277,7 +327,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		}
 	case trace.Exit:
 		if e.PID != 0 {
-			t := a.tasks.at(a.task(e.PID, e.Comm, false))
+			t := a.at(a.task(e.PID, e.Comm, false))
 			t.exited = true
 			a.setState(t, idle)
 		}
@@ -304,8 +354,11 @@ func (a *Analyzer) gap(e *trace.Event) {
 	if e.Seq > 0 {
 		a.lost += e.Seq
 	}
-	for _, i := range a.live { // order does not matter: each task is reset alone
-		t := a.tasks.at(i)
+	for i := range a.tasks { // order does not matter: each task is reset alone
+		t := a.at(i)
+		if !t.used {
+			continue
+		}
 		a.setState(t, idle)
 		if t.onCPU && t.cpu == e.CPU {
 			t.onCPU = false
@@ -316,7 +369,7 @@ func (a *Analyzer) gap(e *trace.Event) {
 // restart forgets everything but the counts of what was repaired, so the
 // statistics describe the stream from ts on.
 func (a *Analyzer) restart(ts int64) {
-	n := New()
+	n := NewWith(a.opt)
 	n.events = a.events
 	n.beforeLast = a.events - 1 // not the BufferStart event itself
 	n.restarts, n.restartTS = a.restarts+1, ts
@@ -331,34 +384,93 @@ func (a *Analyzer) restart(ts int64) {
 // task returns the index of pid's current task, creating one if there is
 // none or, unless dying is true, if the current one has exited.
 func (a *Analyzer) task(pid int32, comm string, dying bool) int {
-	i, ok := a.live[pid]
-	if !ok || (!dying && a.tasks.at(i).exited) {
+	i, ok := a.pids.get(pid)
+	if !ok || (!dying && a.at(i).exited) {
 		return a.newTask(pid, comm)
 	}
 	if comm != "" {
-		a.tasks.at(i).comm = comm
+		a.at(i).comm = comm
 	}
 	return i
 }
 
 func (a *Analyzer) newTask(pid int32, comm string) int {
-	if i, ok := a.live[pid]; ok {
+	if i, ok := a.pids.get(pid); ok {
 		// The old generation's end went unseen, so its last time slice has
 		// no known end: drop it rather than count it up to Finish.
-		a.tasks.at(i).onCPU = false
-		a.setState(a.tasks.at(i), idle)
+		a.at(i).onCPU = false
+		a.setState(a.at(i), idle)
+		a.end(i)
 	}
-	if a.gens[pid] > 0 {
+	if !a.seen.add(pid) {
 		a.pidReuse++
 	}
-	a.gens[pid]++
-	i := a.tasks.add(task{pid: pid, comm: comm})
-	a.live[pid] = i
+	var i int
+	if n := len(a.free); n > 0 {
+		i = int(a.free[n-1])
+		a.free = a.free[:n-1]
+	} else {
+		i = len(a.tasks)
+		a.tasks = append(a.tasks, task{})
+	}
+	a.tasks[i] = task{pid: pid, comm: comm, used: true}
+	a.pids.set(pid, i)
 	return i
+}
+
+// end folds the generation of record i into the rows of ended tasks and
+// frees the record.
+func (a *Analyzer) end(i int) {
+	t := a.at(i)
+	if t.switched {
+		r := t.row(0)
+		fold(a.comms, &a.ended, &r)
+		if a.opt.PerTask {
+			a.rows = append(a.rows, r)
+		}
+	}
+	a.pids.del(t.pid)
+	*t = task{}
+	a.free = append(a.free, int32(i))
+}
+
+// fold adds r to its comm's row in rows (at maps comms to indices).
+func fold(at map[string]int, rows *[]TaskRow, r *TaskRow) {
+	j, ok := at[r.Comm]
+	if !ok {
+		at[r.Comm] = len(*rows)
+		*rows = append(*rows, *r)
+		return
+	}
+	(*rows)[j].merge(r)
+}
+
+// row is t's line, with a time slice still open counted up to end (0: none).
+func (t *task) row(end int64) TaskRow {
+	r := TaskRow{
+		Comm:          t.comm,
+		PID:           t.pid,
+		Tasks:         1,
+		Runtime:       t.runtime,
+		Switches:      t.switches,
+		Delays:        t.delays,
+		DelaySum:      t.delaySum,
+		MaxDelay:      t.maxDelay,
+		MaxDelayStart: t.maxStart,
+		MaxDelayEnd:   t.maxEnd,
+	}
+	if t.onCPU && end > t.inTS {
+		r.Runtime += end - t.inTS
+	}
+	if t.delays > 0 {
+		r.AvgDelay = float64(t.delaySum) / float64(t.delays)
+	}
+	return r
 }
 
 func (a *Analyzer) switchEvent(e *trace.Event) {
 	prev, next := -1, -1
+	dead := false
 	if e.PID != 0 {
 		prev = a.task(e.PID, e.Comm, true)
 	}
@@ -366,7 +478,7 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 		next = a.task(e.NextPID, e.NextComm, true)
 	}
 	if prev >= 0 {
-		t := a.tasks.at(prev)
+		t := a.at(prev)
 		if !t.onCPU {
 			if t.switched {
 				a.missedIn++
@@ -388,17 +500,17 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 			a.setState(t, preempted)
 			t.readyTS = e.TS
 		case trace.Dead:
-			delete(a.live, e.PID)
+			dead = true
 		}
 	}
 	if next >= 0 {
-		t := a.tasks.at(next)
+		t := a.at(next)
 		t.switched = true
 		t.switches++
 		if t.state != idle {
 			d := e.TS - t.readyTS
 			if t.state == woken {
-				a.wakeups = append(a.wakeups, d)
+				a.wakeupSample(d)
 			}
 			t.delays++
 			t.delaySum += d
@@ -411,6 +523,10 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 		// switch-out was lost; the slice's end is unknown, so it is dropped.
 		t.onCPU, t.inTS, t.cpu = true, e.TS, e.CPU
 	}
+	if dead {
+		// Events naming the PID from here on are a new task's.
+		a.end(prev)
+	}
 }
 
 func (a *Analyzer) mark(e *trace.Event) {
@@ -421,7 +537,7 @@ func (a *Analyzer) mark(e *trace.Event) {
 	case trace.CallbackStart:
 		exp, ok := a.expiry[k]
 		if !ok && e.Expected != 0 { // a self-contained sample (the host runner's)
-			a.timers = append(a.timers, e.TS-e.Expected)
+			a.timerSample(e.TS - e.Expected)
 			return
 		}
 		if !ok {
@@ -431,7 +547,7 @@ func (a *Analyzer) mark(e *trace.Event) {
 		// One sample per expiry; deleting also keeps the map as small as
 		// the number of expiries in flight.
 		delete(a.expiry, k)
-		a.timers = append(a.timers, e.TS-exp)
+		a.timerSample(e.TS - exp)
 	case trace.TimerMissed:
 		a.missed++
 	}
@@ -448,10 +564,10 @@ func (a *Analyzer) Finish(end int64) Report {
 		wasted += (end - a.lastTS) * int64(min(a.idleCPUs(), a.waiting))
 	}
 	r := Report{
-		TimerLatency:   Summarise(a.timers),
+		TimerLatency:   a.timerHist.Stats(),
 		TimerMissed:    a.missed,
 		TimerUnmatched: a.unmatched,
-		WakeupLatency:  Summarise(a.wakeups),
+		WakeupLatency:  a.wakeupHist.Stats(),
 		Events:         a.events,
 
 		Wasted:            wasted,
@@ -465,35 +581,34 @@ func (a *Analyzer) Finish(end int64) Report {
 		RestartTS:         a.restartTS,
 		BeforeRestart:     a.beforeLast,
 	}
-	for i := 0; i < a.tasks.len(); i++ {
-		t := a.tasks.at(i)
-		if !t.switched {
+	// The live tasks join copies of the ended ones' rows.
+	at := make(map[string]int, len(a.comms))
+	for c, j := range a.comms {
+		at[c] = j
+	}
+	r.ByComm = slices.Clone(a.ended)
+	if a.opt.PerTask {
+		r.Tasks = slices.Clone(a.rows)
+	}
+	for i := range a.tasks {
+		t := a.at(i)
+		if !t.used || !t.switched {
 			continue
 		}
-		row := TaskRow{
-			Comm:          t.comm,
-			PID:           t.pid,
-			Runtime:       t.runtime,
-			Switches:      t.switches,
-			Delays:        t.delays,
-			MaxDelay:      t.maxDelay,
-			MaxDelayStart: t.maxStart,
-			MaxDelayEnd:   t.maxEnd,
+		row := t.row(end)
+		fold(at, &r.ByComm, &row)
+		if a.opt.PerTask {
+			r.Tasks = append(r.Tasks, row)
 		}
-		if t.onCPU && end > t.inTS {
-			row.Runtime += end - t.inTS
-		}
-		if t.delays > 0 {
-			row.AvgDelay = float64(t.delaySum) / float64(t.delays)
-		}
-		r.Tasks = append(r.Tasks, row)
 	}
 	sortRows(r.Tasks)
+	sortRows(r.ByComm)
 	return r
 }
 
 // Samples returns copies of the timer-latency and wakeup-latency samples
 // (ns) so far, in the order they were taken: what a CDF is drawn from.
+// They are nil unless Options.Samples asked for them.
 func (a *Analyzer) Samples() (timer, wakeup []int64) {
 	return slices.Clone(a.timers), slices.Clone(a.wakeups)
 }
@@ -512,34 +627,16 @@ func sortRows(rows []TaskRow) {
 }
 
 // ByComm merges rows of the same comm, as perf sched latency does by
-// default: runtimes, switches and delay counts add up, the average delay
-// is over all the merged delays, the maximum is the largest with its
-// interval. Tasks says how many rows each merged row holds; the PID is the
-// lowest of them. The result is sorted as Report.Tasks is.
-func ByComm(rows []TaskRow) (merged []TaskRow, tasks map[string]int) {
+// default and as Report.ByComm is: runtimes, switches and delays add up,
+// the average delay is over all the merged delays, the maximum is the
+// largest with its interval; PID is the lowest and Tasks the sum. The
+// result is sorted as Report.Tasks is.
+func ByComm(rows []TaskRow) []TaskRow {
 	at := map[string]int{}
-	tasks = map[string]int{}
-	for _, r := range rows {
-		i, ok := at[r.Comm]
-		if !ok {
-			at[r.Comm] = len(merged)
-			merged = append(merged, r)
-			tasks[r.Comm] = 1
-			continue
-		}
-		m := &merged[i]
-		tasks[r.Comm]++
-		if total := m.Delays + r.Delays; total > 0 {
-			m.AvgDelay = (m.AvgDelay*float64(m.Delays) + r.AvgDelay*float64(r.Delays)) / float64(total)
-		}
-		m.Delays += r.Delays
-		m.Runtime += r.Runtime
-		m.Switches += r.Switches
-		m.PID = min(m.PID, r.PID)
-		if r.MaxDelay > m.MaxDelay {
-			m.MaxDelay, m.MaxDelayStart, m.MaxDelayEnd = r.MaxDelay, r.MaxDelayStart, r.MaxDelayEnd
-		}
+	var merged []TaskRow
+	for i := range rows {
+		fold(at, &merged, &rows[i])
 	}
 	sortRows(merged)
-	return merged, tasks
+	return merged
 }

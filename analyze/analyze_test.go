@@ -3,6 +3,7 @@ package analyze
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,7 +11,11 @@ import (
 )
 
 func TestSummarise(t *testing.T) {
-	// 1..1000 µs, shuffled: nearest rank of p is the ceil(p*1000)-th value.
+	// 1..1000 µs, shuffled: nearest rank of p is the ceil(p*1000)-th value,
+	// reported as the midpoint of its Hist bucket. 500 000 ns has 19 bits:
+	// its bucket keeps the top 11, [499 968, 500 223], midpoint 500 095;
+	// 900 000, 990 000 and 999 000 have 20: buckets of 512 from 899 584,
+	// 989 696 and 998 912.
 	samples := make([]int64, 1000)
 	for i := range samples {
 		samples[i] = int64(i+1) * 1000
@@ -21,7 +26,7 @@ func TestSummarise(t *testing.T) {
 	got := Summarise(samples)
 	want := Stats{
 		Count: 1000, Sum: 500500 * 1000, Min: 1000, Max: 1000000,
-		P50: 500000, P90: 900000, P99: 990000, P999: 999000,
+		P50: 500095, P90: 899584 + 255, P99: 989696 + 255, P999: 998912 + 255,
 		// 1 | 2,3 | 4..7 | … | 256..511 | 512..1000
 		Hist: Log2Hist{[]int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 489}},
 	}
@@ -131,7 +136,7 @@ func mark(ts int64, m trace.MarkKind, timer int32, seq, expected int64) trace.Ev
 }
 
 func run(events []trace.Event, end int64) Report {
-	a := New()
+	a := NewWith(Options{Samples: true, PerTask: true})
 	for i := range events {
 		a.Event(&events[i])
 	}
@@ -156,9 +161,9 @@ func TestTwoTasks(t *testing.T) {
 	}
 	got := run(events, 6000) // A runs 900 more; B's preemption stays open
 	want := []TaskRow{
-		{Comm: "a", PID: A, Runtime: 2400, Switches: 3, Delays: 2, AvgDelay: 1050,
+		{Comm: "a", PID: A, Tasks: 1, Runtime: 2400, Switches: 3, Delays: 2, DelaySum: 2100, AvgDelay: 1050,
 			MaxDelay: 2000, MaxDelayStart: 1000, MaxDelayEnd: 3000},
-		{Comm: "b", PID: B, Runtime: 2800, Switches: 2, Delays: 2, AvgDelay: 600,
+		{Comm: "b", PID: B, Tasks: 1, Runtime: 2800, Switches: 2, Delays: 2, DelaySum: 1200, AvgDelay: 600,
 			MaxDelay: 900, MaxDelayStart: 100, MaxDelayEnd: 1000},
 	}
 	if !reflect.DeepEqual(got.Tasks, want) {
@@ -217,9 +222,9 @@ func TestPIDReuse(t *testing.T) {
 			switchTo(130, 0, R, 42, "new"), // delay 20; runs to the end
 		}, 200)
 		want := []TaskRow{
-			{Comm: "new", PID: 42, Runtime: 70, Switches: 1, Delays: 1, AvgDelay: 20,
+			{Comm: "new", PID: 42, Tasks: 1, Runtime: 70, Switches: 1, Delays: 1, DelaySum: 20, AvgDelay: 20,
 				MaxDelay: 20, MaxDelayStart: 110, MaxDelayEnd: 130},
-			{Comm: "old", PID: 42, Runtime: 40, Switches: 1, Delays: 1, AvgDelay: 10,
+			{Comm: "old", PID: 42, Tasks: 1, Runtime: 40, Switches: 1, Delays: 1, DelaySum: 10, AvgDelay: 10,
 				MaxDelay: 10, MaxDelayStart: 10, MaxDelayEnd: 20},
 		}
 		if !reflect.DeepEqual(got.Tasks, want) {
@@ -273,16 +278,16 @@ func TestRobustness(t *testing.T) {
 		{TS: 450, Kind: trace.Exit, PID: 0},
 		switchTo(460, 99, trace.Dead, 0, ""), // unknown task leaves dead
 	}
-	a := New()
+	a := NewWith(Options{PerTask: true})
 	for i := range events {
 		a.Event(&events[i])
 	}
 	got := a.Finish(500)
 	want := []TaskRow{
-		{Comm: "seven", PID: 7, Runtime: 100, Switches: 1, Delays: 1, AvgDelay: 200,
+		{Comm: "seven", PID: 7, Tasks: 1, Runtime: 100, Switches: 1, Delays: 1, DelaySum: 200, AvgDelay: 200,
 			MaxDelay: 200, MaxDelayStart: 100, MaxDelayEnd: 300},
-		{Comm: "eight", PID: 8, Runtime: 300, Switches: 2},
-		{PID: 99},
+		{Comm: "eight", PID: 8, Tasks: 1, Runtime: 300, Switches: 2},
+		{PID: 99, Tasks: 1},
 	}
 	if !reflect.DeepEqual(got.Tasks, want) {
 		t.Errorf("Tasks =\n%+v\nwant\n%+v", got.Tasks, want)
@@ -431,12 +436,12 @@ func TestRecordingRepairs(t *testing.T) {
 }
 
 func TestSamples(t *testing.T) {
-	a := New()
+	a := NewWith(Options{Samples: true})
 	for _, e := range []trace.Event{waking(0, 1), switchTo(30, 0, trace.Running, 1, "a"), mark(40, trace.TimerExpiry, 1, 1, 35), mark(50, trace.CallbackStart, 1, 1, 0)} {
 		a.Event(&e)
 	}
 	timer, wakeup := a.Samples()
-	a.Finish(60) // sorts its own copies only
+	a.Finish(60)
 	if !reflect.DeepEqual(timer, []int64{15}) || !reflect.DeepEqual(wakeup, []int64{30}) {
 		t.Errorf("samples %v %v", timer, wakeup)
 	}
@@ -478,17 +483,70 @@ func TestMissedSwitchIn(t *testing.T) {
 
 func TestByComm(t *testing.T) {
 	rows := []TaskRow{
-		{Comm: "cc1", PID: 12, Runtime: 100, Switches: 2, Delays: 1, AvgDelay: 30, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
-		{Comm: "make", PID: 1, Runtime: 5, Switches: 1, Delays: 1, AvgDelay: 1, MaxDelay: 1},
-		{Comm: "cc1", PID: 10, Runtime: 50, Switches: 4, Delays: 3, AvgDelay: 10, MaxDelay: 20, MaxDelayStart: 40, MaxDelayEnd: 60},
+		{Comm: "cc1", PID: 12, Tasks: 1, Runtime: 100, Switches: 2, Delays: 1, DelaySum: 30, AvgDelay: 30, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
+		{Comm: "make", PID: 1, Tasks: 1, Runtime: 5, Switches: 1, Delays: 1, DelaySum: 1, AvgDelay: 1, MaxDelay: 1},
+		{Comm: "cc1", PID: 10, Tasks: 1, Runtime: 50, Switches: 4, Delays: 3, DelaySum: 30, AvgDelay: 10, MaxDelay: 20, MaxDelayStart: 40, MaxDelayEnd: 60},
+		// Of equal longest delays the earliest is kept, whatever the order.
+		{Comm: "sh", PID: 20, Tasks: 1, Delays: 1, DelaySum: 7, AvgDelay: 7, MaxDelay: 7, MaxDelayStart: 90, MaxDelayEnd: 97},
+		{Comm: "sh", PID: 21, Tasks: 1, Delays: 2, DelaySum: 9, AvgDelay: 4.5, MaxDelay: 7, MaxDelayStart: 80, MaxDelayEnd: 87},
+		{Comm: "sh", PID: 22, Tasks: 1, Switches: 1}, // no delay: not the maximum
 	}
-	got, n := ByComm(rows)
 	// cc1: 4 delays averaging (30·1 + 10·3)/4 = 15, the longest is 12's.
 	want := []TaskRow{
-		{Comm: "cc1", PID: 10, Runtime: 150, Switches: 6, Delays: 4, AvgDelay: 15, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
-		{Comm: "make", PID: 1, Runtime: 5, Switches: 1, Delays: 1, AvgDelay: 1, MaxDelay: 1},
+		{Comm: "cc1", PID: 10, Tasks: 2, Runtime: 150, Switches: 6, Delays: 4, DelaySum: 60, AvgDelay: 15, MaxDelay: 30, MaxDelayStart: 5, MaxDelayEnd: 35},
+		{Comm: "sh", PID: 20, Tasks: 3, Switches: 1, Delays: 3, DelaySum: 16, AvgDelay: 16.0 / 3, MaxDelay: 7, MaxDelayStart: 80, MaxDelayEnd: 87},
+		{Comm: "make", PID: 1, Tasks: 1, Runtime: 5, Switches: 1, Delays: 1, DelaySum: 1, AvgDelay: 1, MaxDelay: 1},
 	}
-	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] || n["cc1"] != 2 || n["make"] != 1 {
-		t.Errorf("ByComm = %+v, %v; want %+v", got, n, want)
+	if got := ByComm(rows); !reflect.DeepEqual(got, want) {
+		t.Errorf("ByComm =\n%+v\nwant\n%+v", got, want)
+	}
+	slices.Reverse(rows)
+	if got := ByComm(rows); !reflect.DeepEqual(got, want) {
+		t.Errorf("ByComm of the rows reversed =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// The table by comm that the Analyzer streams (ended tasks folded as they
+// end) is the per-task table merged, and keeping the per-task rows or the
+// samples changes nothing else.
+func TestStreamedByComm(t *testing.T) {
+	R, X := trace.Running, trace.Dead
+	var events []trace.Event
+	ts := int64(0)
+	for pid := int32(100); pid < 140; pid++ {
+		comm := []string{"cc1", "as", "sh"}[pid%3]
+		events = append(events, fork(ts, 1, pid, comm), wakeupNew(ts+5, pid))
+		events = append(events, switchTo(ts+5+int64(pid%7)*3, 0, R, pid, comm))
+		if pid%4 != 0 { // a quarter stay alive to the end
+			events = append(events, exit(ts+40, pid), switchTo(ts+50, pid, X, 0, ""))
+		} else {
+			events = append(events, switchTo(ts+50, pid, R, 0, ""))
+		}
+		ts += 60
+	}
+	full := NewWith(Options{Samples: true, PerTask: true})
+	lean := New()
+	for i := range events {
+		full.Event(&events[i])
+		lean.Event(&events[i])
+	}
+	f, l := full.Finish(ts), lean.Finish(ts)
+	if len(f.Tasks) != 40 || l.Tasks != nil {
+		t.Fatalf("per-task rows: %d kept, %d without PerTask", len(f.Tasks), len(l.Tasks))
+	}
+	if want := ByComm(f.Tasks); !reflect.DeepEqual(f.ByComm, want) || !reflect.DeepEqual(l.ByComm, want) {
+		t.Errorf("streamed by comm\n%+v\n%+v\nwant\n%+v", f.ByComm, l.ByComm, want)
+	}
+	f.Tasks = nil
+	if !reflect.DeepEqual(f, l) {
+		t.Errorf("keeping rows and samples changed the report:\n%+v\n%+v", f, l)
+	}
+	if tm, wk := lean.Samples(); tm != nil || wk != nil {
+		t.Errorf("samples kept without Options.Samples")
+	}
+	// Ended tasks' records are reused: the table holds about the tasks
+	// alive at once, not all 40.
+	if n := len(lean.tasks); n > 12 {
+		t.Errorf("%d task records for 10 alive at the end", n)
 	}
 }

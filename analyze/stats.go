@@ -14,7 +14,8 @@ type Stats struct {
 	Count    int
 	Sum      int64 // ns
 	Min, Max int64 // ns (0 when Count == 0)
-	// Nearest-rank percentiles: the ceil(p*n)-th smallest sample (1-based).
+	// Nearest-rank percentiles (the ceil(p*n)-th smallest sample,
+	// 1-based) to within Hist's resolution: RelativeError of the sample.
 	P50, P90, P99, P999 int64 // ns
 	Hist                Log2Hist
 }
@@ -27,27 +28,26 @@ func (s Stats) Avg() float64 {
 	return float64(s.Sum) / float64(s.Count)
 }
 
-// Summarise computes Stats from samples (ns). It sorts samples in place.
+// Summarise computes Stats from samples (ns), as a Hist fed the same
+// samples does: one definition, whether the samples were kept or not.
 func Summarise(samples []int64) Stats {
-	n := len(samples)
-	if n == 0 {
-		return Stats{}
-	}
-	slices.Sort(samples)
-	s := Stats{Count: n, Min: samples[0], Max: samples[n-1]}
-	// Sized from the largest sample so Add never grows the slice.
-	s.Hist.Buckets = make([]int64, bucket(s.Max)+1)
+	var h Hist
 	for _, v := range samples {
-		s.Sum += v
-		s.Hist.Add(v)
+		h.Add(v)
 	}
-	// Integer arithmetic: a float p*n such as 0.9*1000 can land just above
-	// an integer and ceil to the next rank.
-	rank := func(perMille int) int64 {
-		r := (perMille*n + 999) / 1000
-		return samples[max(r, 1)-1]
+	return h.Stats()
+}
+
+// SummariseExact is Summarise with the exact nearest-rank percentiles,
+// for a caller that draws the samples themselves (a CDF, whose marks must
+// sit on its curve). It sorts samples in place.
+func SummariseExact(samples []int64) Stats {
+	s := Summarise(samples)
+	if n := len(samples); n > 0 {
+		slices.Sort(samples)
+		rank := func(perMille int) int64 { return samples[max((perMille*n+999)/1000, 1)-1] }
+		s.P50, s.P90, s.P99, s.P999 = rank(500), rank(900), rank(990), rank(999)
 	}
-	s.P50, s.P90, s.P99, s.P999 = rank(500), rank(900), rank(990), rank(999)
 	return s
 }
 

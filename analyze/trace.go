@@ -28,13 +28,16 @@ func ReadTrace(r io.Reader, extra trace.Sink) (*TraceResult, error) {
 	return ReadTraceFiltered(r, nil, extra)
 }
 
+// A trace is read whole, so its analysis keeps what a run's may not: the
+// samples (for CDFs) and a row per task.
+
 // ReadTraceFiltered is ReadTrace with the analyzer (not extra) behind a
 // filter: filter(next) returns the sink the parsed events go to, which
 // passes on to next what the analysis should see. The host runner uses it
 // to keep the host's own tasks out of the wakeup statistics. A filter
 // must pass trace.Begin on.
 func ReadTraceFiltered(r io.Reader, filter func(next trace.Sink) trace.Sink, extra trace.Sink) (*TraceResult, error) {
-	a := New()
+	a := NewWith(Options{Samples: true, PerTask: true})
 	var to trace.Sink = a
 	if filter != nil {
 		to = filter(to)

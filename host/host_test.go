@@ -201,7 +201,7 @@ func TestForkedProcessesReaped(t *testing.T) {
 		t.Fatalf("%v\n%s", err, w.log.String())
 	}
 	forks := 0
-	for _, tk := range m.Report.Tasks {
+	for _, tk := range m.Report.PerTask { // a recording keeps a row per task
 		if strings.HasPrefix(tk.Comm, "short") {
 			forks++
 		}
@@ -262,13 +262,13 @@ func TestProcessForkAsAnotherUID(t *testing.T) {
 	// not checked: this host's trace lacks some switch-ins (a switch away
 	// from idle on CPU 1), and a slice without one counts no runtime.
 	kids := 0
-	for _, tk := range m.Report.Tasks {
+	for _, tk := range m.Report.PerTask { // a recording keeps a row per task
 		if tk.Comm == "kid" {
 			kids++
 		}
 	}
 	if kids < 3 {
-		t.Errorf("%d kid processes in the table, want 3; tasks %+v", kids, m.Report.Tasks)
+		t.Errorf("%d kid processes in the table, want 3; tasks %+v", kids, m.Report.PerTask)
 	}
 }
 

@@ -72,8 +72,15 @@ type Request struct {
 
 // Keep says what an outcome keeps beyond its report.
 type Keep struct {
-	// Samples keeps every latency sample (for CDFs).
+	// Samples keeps every latency sample (for CDFs). The report's
+	// percentiles do not need them (analyze.Hist); a simulation's memory
+	// grows with them.
 	Samples bool
+	// PerTask keeps a row per task (report.Run.PerTask, perf sched
+	// latency -p) beside the table by comm; a simulation's memory grows
+	// with the tasks it ever forked. A trace's or a recording's analysis
+	// keeps both anyway.
+	PerTask bool
 	// Timeline, if positive, records what ran on each CPU in the run's
 	// first Timeline of time.
 	Timeline time.Duration

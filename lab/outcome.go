@@ -82,7 +82,7 @@ type attach struct {
 }
 
 func newAttach(keep Keep) *attach {
-	a := &attach{an: analyze.New(), keep: keep}
+	a := &attach{an: analyze.NewWith(analyze.Options{Samples: keep.Samples, PerTask: keep.PerTask}), keep: keep}
 	if keep.Timeline > 0 {
 		a.tl = analyze.NewTimelineRecorder(int64(keep.Timeline))
 	}

@@ -133,7 +133,7 @@ func analyzeRecording(rec *host.Recording, name string, keep Keep, guest bool) (
 			otherNS += row.Runtime
 		}
 	}
-	rep.Tasks = rows
+	rep.Tasks, rep.ByComm = rows, analyze.ByComm(rows)
 	if others > 0 {
 		if guest {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d other guest task(s) (kernel threads, init, a build beside the workload) were on a CPU for %.1f ms by the trace's switches (not in the table; their wakeups are not samples)", others, float64(otherNS)/1e6))

@@ -328,10 +328,7 @@ func RunSection(title string, r *Run, f RunFigures) Section {
 	if f.Timeline != nil {
 		s.Figures = append(s.Figures, TimelineFigure([]TimelineLane{{"", f.Timeline}}))
 	}
-	tasks := r.ByComm
-	if tasks == nil {
-		tasks = r.Tasks
-	}
+	tasks := r.Tasks
 	s.After = append(s.After, TaskTable(tasks, 20))
 	return s
 }

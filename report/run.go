@@ -72,10 +72,11 @@ type Task struct {
 	AvgDelayUS US      `json:"avg_delay_us"`
 	MaxDelayUS US      `json:"max_delay_us"`
 	MaxDelayAt int64   `json:"max_delay_at_ns"`
+	// Tasks is how many tasks a row of the by-comm table merges (1 in a
+	// per-task row).
+	Tasks int `json:"nr_tasks"`
 	// MaxDelayEnd is when the longest delay ended (text only).
 	MaxDelayEnd int64 `json:"-"`
-	// Tasks is how many tasks a row of the by-comm table merges.
-	Tasks int `json:"-"`
 }
 
 // Engine holds the run's cost figures: the only fields that may differ
@@ -101,7 +102,10 @@ type Run struct {
 	WastedCapacityMS float64 `json:"wasted_capacity_ms"`
 	TimerLatency     Latency `json:"timer_latency"`
 	WakeupLatency    Latency `json:"wakeup_latency"`
-	Tasks            []Task  `json:"tasks"`
+	// Tasks is the task table merged by comm, as perf sched latency
+	// prints it by default: a row per comm whatever the number of tasks,
+	// so a report's size follows the workload, not the run's length.
+	Tasks []Task `json:"tasks"`
 	// Reconstructions lists the reconstructed features in use, with
 	// their parameters (design principle 7).
 	Reconstructions []string `json:"reconstructions,omitempty"`
@@ -119,9 +123,9 @@ type Run struct {
 	NoTimer         string           `json:"-"`
 	DefaultFeatures map[string]bool  `json:"-"`
 	DefaultTunables map[string]int64 `json:"-"`
-	// ByComm is the per-task table merged by comm, as perf sched latency
-	// prints it by default (Tasks is per task, as perf's -p).
-	ByComm     []Task           `json:"-"`
+	// PerTask is a row per task, as perf sched latency -p prints it,
+	// when the analysis kept them (lab.Keep.PerTask; nil otherwise).
+	PerTask    []Task           `json:"-"`
 	TimerHist  analyze.Log2Hist `json:"-"`
 	WakeupHist analyze.Log2Hist `json:"-"`
 }
@@ -134,20 +138,22 @@ func (r *Run) FromAnalysis(a analyze.Report) {
 	r.TimerLatency.Missed = &missed
 	r.WakeupLatency = NewLatency(a.WakeupLatency)
 	r.TimerHist, r.WakeupHist = a.TimerLatency.Hist, a.WakeupLatency.Hist
-	row := func(t analyze.TaskRow, n int) Task {
-		return Task{Comm: t.Comm, PID: t.PID, RuntimeMS: math.Round(float64(t.Runtime)/1e3) / 1e3,
+	r.Tasks = Tasks(a.ByComm)
+	r.PerTask = nil
+	if a.Tasks != nil {
+		r.PerTask = Tasks(a.Tasks)
+	}
+}
+
+// Tasks converts analysis rows to the table's units.
+func Tasks(rows []analyze.TaskRow) []Task {
+	out := make([]Task, 0, len(rows))
+	for _, t := range rows {
+		out = append(out, Task{Comm: t.Comm, PID: t.PID, RuntimeMS: math.Round(float64(t.Runtime)/1e3) / 1e3,
 			Switches: t.Switches, AvgDelayUS: NsToUS(t.AvgDelay), MaxDelayUS: NsToUS(float64(t.MaxDelay)),
-			MaxDelayAt: t.MaxDelayStart, MaxDelayEnd: t.MaxDelayEnd, Tasks: n}
+			MaxDelayAt: t.MaxDelayStart, MaxDelayEnd: t.MaxDelayEnd, Tasks: t.Tasks})
 	}
-	r.Tasks = make([]Task, 0, len(a.Tasks))
-	for _, t := range a.Tasks {
-		r.Tasks = append(r.Tasks, row(t, 1))
-	}
-	merged, n := analyze.ByComm(a.Tasks)
-	r.ByComm = make([]Task, 0, len(merged))
-	for _, t := range merged {
-		r.ByComm = append(r.ByComm, row(t, n[t.Comm]))
-	}
+	return out
 }
 
 // TextOptions select optional parts of the text report.
@@ -155,7 +161,7 @@ type TextOptions struct {
 	Hist     bool // log2 histograms of both latencies
 	MaxTasks int  // rows of the per-task table; 0 means 20
 	// PIDs prints a row per task (perf sched latency -p) instead of one
-	// per comm.
+	// per comm, when the run kept them (Run.PerTask).
 	PIDs bool
 }
 
@@ -203,9 +209,9 @@ func (r *Run) WriteText(w io.Writer, o TextOptions) error {
 		}
 	}
 	b.WriteString("\n")
-	tasks := r.ByComm
-	if o.PIDs || (tasks == nil && r.Tasks != nil) {
-		tasks = r.Tasks
+	tasks := r.Tasks
+	if o.PIDs && r.PerTask != nil {
+		tasks = r.PerTask
 	}
 	writeTasks(b, tasks, o.MaxTasks)
 	b.WriteString("\n")
@@ -266,7 +272,7 @@ func writeTasks(b *strings.Builder, tasks []Task, maxRows int) {
 	fmt.Fprintf(b, "  %-22s|%11.3f ms |%9d |\n", "TOTAL:", total, switches)
 	rule(51)
 	if len(tasks) > maxRows {
-		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --json lists every task)\n", len(tasks)-maxRows)
+		fmt.Fprintf(b, "  (%d more rows not shown; --tasks N shows more, --pids a row per task)\n", len(tasks)-maxRows)
 	}
 }
 

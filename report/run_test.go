@@ -27,7 +27,7 @@ func TestTextReport(t *testing.T) {
 		Tunables: map[string]int64{"HZ": 1000}, DefaultTunables: map[string]int64{"HZ": 250},
 		Reconstructions: []string{"START_NICE@R1 (start_nice_delta=3)"}}
 	r.FromAnalysis(analyze.Report{TimerLatency: analyze.Summarise(samples), TimerMissed: 2,
-		Tasks: []analyze.TaskRow{{Comm: "cb", PID: 7, Runtime: 1500000, Switches: 3, AvgDelay: 2e6, MaxDelay: 4e6, MaxDelayStart: 5e8, MaxDelayEnd: 504e6}}})
+		ByComm: []analyze.TaskRow{{Comm: "cb", PID: 7, Tasks: 1, Runtime: 1500000, Switches: 3, AvgDelay: 2e6, MaxDelay: 4e6, MaxDelayStart: 5e8, MaxDelayEnd: 504e6}}})
 	var b strings.Builder
 	if err := r.WriteText(&b, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -66,10 +66,10 @@ func TestTextEscapesControls(t *testing.T) {
 	r := &Run{Scenario: "s", Policy: "recorded", CPUs: 1, SimNS: 1e9,
 		Headline: "trace evil\x1b]0;owned\x07.txt: tracefs text (tracer nop\x1b[2J)\nwritten by schedlab run: scenario \u009b31m",
 		Warnings: []string{"other events ignored: irq\x1b[8m 3"}, NoTimer: "no timer marks in \x1bc"}
-	r.FromAnalysis(analyze.Report{Tasks: []analyze.TaskRow{
-		{Comm: "\x1b[2Jevil", PID: 7, Switches: 1},
-		{Comm: "a\nmaximum latency: 0.0 µs", PID: 8, Switches: 1},
-		{Comm: "bad\xffutf8", PID: 9, Switches: 1},
+	r.FromAnalysis(analyze.Report{ByComm: []analyze.TaskRow{
+		{Comm: "\x1b[2Jevil", PID: 7, Tasks: 1, Switches: 1},
+		{Comm: "a\nmaximum latency: 0.0 µs", PID: 8, Tasks: 1, Switches: 1},
+		{Comm: "bad\xffutf8", PID: 9, Tasks: 1, Switches: 1},
 	}})
 	var b strings.Builder
 	if err := r.WriteText(&b, TextOptions{}); err != nil {

@@ -373,7 +373,7 @@ func TailChart(title, xlabel string, series []Series) string {
 	nmax := 0
 	for i, s := range series {
 		v := slices.Clone(s.Samples)
-		stats[i] = analyze.Summarise(v) // sorts v
+		stats[i] = analyze.SummariseExact(v) // sorts v
 		sorted[i] = v
 		for _, x := range v {
 			if x > 0 {

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs the benchmarks behind BENCHMARKS.md and prints the median of three
 # runs of each figure. Every figure is meant to be read against the
-# reference measured in the same run (a bare container/heap push and pop per
-# event), since the machine is shared and its absolute speed varies.
+# references measured in the same run (a push and pop on a typed,
+# allocation-free heap, and on container/heap), since the machine is shared
+# and its absolute speed varies; cpu-ns/event is CPU time (GC included).
+# scripts/bench-compare.sh compares this tree with another revision.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp)
 {
-  go test ./sim/ -run '^$' -bench 'Engine$|ContainerHeap|Scenario|Tasks' -count 3
+  go test ./sim/ -run '^$' -bench 'Engine$|TypedHeap|ContainerHeap|Scenario|Tasks' -count 3
   go test ./sched/eevdf/ -run '^$' -bench . -count 3
   go test ./sweep/ -run '^$' -bench . -benchtime 3x -count 3
 } 2>&1 | grep -E '^Bench' > "$out"

@@ -8,7 +8,9 @@
 #
 # BASE_REV defaults to HEAD (the committed tree against the work tree);
 # DURATION of each run defaults to 2s. Exits 1 and lists the files that
-# differ when any does. Needs jq.
+# differ when any does. Needs jq. With KEEP=DIR the two sets of outputs
+# are left in DIR/out-base and DIR/out-new, for a closer look
+# (scripts/compare-percentiles.py reads them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD}
@@ -45,6 +47,9 @@ outputs() { # BIN DIR
 outputs "$tmp/base" "$tmp/out-base"
 outputs "$tmp/new" "$tmp/out-new"
 n=$(ls "$tmp/out-new" | wc -l)
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP" && rm -rf "$KEEP/out-base" "$KEEP/out-new" && cp -r "$tmp/out-base" "$tmp/out-new" "$KEEP/"
+fi
 if diff -rq "$tmp/out-base" "$tmp/out-new"; then
   echo "compare-outputs: all $n outputs identical to $base's (engine fields aside)"
 else

@@ -10,10 +10,12 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"schedlab/sched"
@@ -64,9 +66,11 @@ type Engine struct {
 	dirty   []*CPU  // CPUs whose need_resched was set during this event
 	alive   []*Task // tasks created and not yet exited, in creation order
 	created int     // tasks created so far; the next PID is pidBase+1+created
-	// Exited tasks are released; what reports need of them stays here.
+	// Exited tasks are released; what reports need of them stays here:
+	// the sum, and each one's runtime by task number (PID − pidBase − 1,
+	// dense since PIDs are handed out in order; −1: alive).
 	deadRuntime     int64
-	deadRuntimeByID map[int]int64
+	deadRuntimeByID []int64
 	groups          map[string]*sched.Group
 	ev              trace.Event // reused for every emitted event: no allocation
 
@@ -140,10 +144,9 @@ func New(cfg Config) (*Engine, error) {
 		end:    cfg.Duration,
 		groups: map[string]*sched.Group{},
 
-		groupLoads:      map[*sched.Group]*groupLoad{},
-		deadRuntimeByID: map[int]int64{},
-		maxThreads:      workload.MaxThreads,
-		tickOff:         tickPhase(cfg.Params, cfg.Seed),
+		groupLoads: map[*sched.Group]*groupLoad{},
+		maxThreads: workload.MaxThreads,
+		tickOff:    tickPhase(cfg.Params, cfg.Seed),
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
@@ -229,8 +232,10 @@ func (e *Engine) CPUTime() (busy, idle []int64) {
 // TaskRuntime returns the CPU time each task received, by PID.
 func (e *Engine) TaskRuntime() map[int]int64 {
 	m := make(map[int]int64, len(e.alive)+len(e.deadRuntimeByID))
-	for pid, ns := range e.deadRuntimeByID {
-		m[pid] = ns
+	for i, ns := range e.deadRuntimeByID {
+		if ns >= 0 {
+			m[pidBase+1+i] = ns
+		}
 	}
 	for _, t := range e.alive {
 		m[t.st.PID] = t.runtime
@@ -502,7 +507,7 @@ func (e *Engine) schedule(c *CPU) {
 			e.live--
 			// Release it: a long run forks hundreds of thousands.
 			e.deadRuntime += prev.runtime
-			e.deadRuntimeByID[prev.st.PID] = prev.runtime
+			e.deadRuntimeByID[prev.st.PID-pidBase-1] = prev.runtime
 		}
 	}
 	if c.curr == nil {
@@ -547,6 +552,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t.st.PID = pidBase + 1 + e.created
 	t.st.Engine = t
 	e.created++
+	e.deadRuntimeByID = append(e.deadRuntimeByID, -1)
 	// A thread joins its creator's thread group (rt-app's for the initial
 	// ones); a definition marked "process" starts a group of its own.
 	t.st.TGID = pidBase
@@ -761,11 +767,10 @@ func (e *Engine) exit(t *Task) {
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
 	e.emit()
 	t.state = stDead
-	for i, a := range e.alive {
-		if a == t {
-			e.alive = append(e.alive[:i], e.alive[i+1:]...)
-			break
-		}
+	// alive is in creation order, which is PID order: a binary search
+	// finds t among 100,000 tasks in 17 steps, where a scan took 50,000.
+	if i, ok := slices.BinarySearchFunc(e.alive, t.st.PID, func(a *Task, pid int) int { return cmp.Compare(a.st.PID, pid) }); ok {
+		e.alive = slices.Delete(e.alive, i, i+1)
 	}
 	c.schedNow()
 }

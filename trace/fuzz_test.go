@@ -82,7 +82,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("event %d goes back in time: %+v after %+v", i, events[i], events[i-1])
 			}
 		}
-		a := analyze.New()
+		a := analyze.NewWith(analyze.Options{PerTask: true})
 		for i := range events {
 			a.Event(&events[i])
 		}
@@ -90,7 +90,7 @@ func FuzzParse(f *testing.F) {
 		if r.WakeupLatency.Count > 0 && r.WakeupLatency.Min < 0 {
 			t.Fatalf("negative wakeup latency %+v", r.WakeupLatency)
 		}
-		for _, row := range r.Tasks {
+		for _, row := range append(r.Tasks, r.ByComm...) {
 			if row.Runtime < 0 || row.MaxDelay < 0 || row.Switches < 0 {
 				t.Fatalf("row %+v", row)
 			}

@@ -356,12 +356,12 @@ func Resimulate(res *Result) error {
 func runStats(r *report.Run) RunStats {
 	s := RunStats{Timer: statsOf(r.TimerLatency), Wakeup: statsOf(r.WakeupLatency), Notes: r.Warnings}
 	var total float64
-	for _, t := range r.ByComm {
+	for _, t := range r.Tasks { // by comm
 		total += t.RuntimeMS
 	}
 	if total > 0 {
 		s.Shares = map[string]float64{}
-		for _, t := range r.ByComm {
+		for _, t := range r.Tasks { // by comm
 			s.Shares[t.Comm] = t.RuntimeMS / total
 		}
 	}

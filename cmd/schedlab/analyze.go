@@ -54,6 +54,9 @@ docs/trace-format.md says and counted in the report's notes (and under
 				return err
 			}
 			w := cmd.OutOrStdout()
+			if pids {
+				r.Tasks = r.PerTask
+			}
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
@@ -69,7 +72,7 @@ docs/trace-format.md says and counted in the report's notes (and under
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"trace\" with what was read and repaired)")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
-	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json")
 	out.flags(cmd, false)
 	return cmd
 }

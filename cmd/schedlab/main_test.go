@@ -242,4 +242,44 @@ func TestTaskTableByComm(t *testing.T) {
 	if !regexp.MustCompile(`\n  cc1:\d+ +\|`).MatchString(pids) || strings.Contains(pids, "cc1:(") {
 		t.Errorf("--pids:\n%s", pids)
 	}
+	// --json: the same rows by comm, and a row per task with --pids; the
+	// merged rows add up to the tasks'.
+	type row struct {
+		Comm     string  `json:"comm"`
+		NrTasks  int     `json:"nr_tasks"`
+		Switches int     `json:"switches"`
+		MaxUS    float64 `json:"max_delay_us"`
+	}
+	tables := map[bool][]row{}
+	for _, perTask := range []bool{false, true} {
+		args := []string{"run", "make-j10", "--duration", "2s", "--json"}
+		if perTask {
+			args = append(args, "--pids")
+		}
+		out, _, code := schedlab(t, args...)
+		var r struct{ Tasks []row }
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v", args, code, err)
+		}
+		tables[perTask] = r.Tasks
+	}
+	merged := map[string]row{}
+	for _, r := range tables[true] {
+		if r.NrTasks != 1 {
+			t.Errorf("--pids row %+v: nr_tasks is not 1", r)
+		}
+		m := merged[r.Comm]
+		m.NrTasks++
+		m.Switches += r.Switches
+		m.MaxUS = max(m.MaxUS, r.MaxUS)
+		merged[r.Comm] = m
+	}
+	if len(tables[false]) != len(merged) || merged["cc1"].NrTasks < 2 {
+		t.Errorf("%d rows by comm for %d comms (cc1: %d tasks)", len(tables[false]), len(merged), merged["cc1"].NrTasks)
+	}
+	for _, r := range tables[false] {
+		if m := merged[r.Comm]; m.NrTasks != r.NrTasks || m.Switches != r.Switches || m.MaxUS != r.MaxUS {
+			t.Errorf("row %+v, per-task rows merged %+v", r, m)
+		}
+	}
 }

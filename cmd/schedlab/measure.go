@@ -243,7 +243,7 @@ of schedlab kernels list, fetched first.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (run's keys, and \"host\" with the host's facts)")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
-	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
 	out.flags(cmd, false)
 	v.add(cmd, true)
@@ -261,6 +261,9 @@ func printMeasured(oc *lab.Outcome, arg, tracePath string, out *outputs, asJSON 
 	}
 	if err := out.writeHTML("schedlab measure "+arg, oc); err != nil {
 		return err
+	}
+	if to.PIDs {
+		oc.Report.Tasks = oc.Report.PerTask
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)

@@ -102,6 +102,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 			if req.Keep, err = out.keep(s.meta(a[0]), s.cpus); err != nil {
 				return err
 			}
+			req.Keep.PerTask = pids
 			oc, err := lab.Simulate(req)
 			var end int64
 			if oc != nil {
@@ -117,6 +118,9 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 				return err
 			}
 			w := out.reportTo()
+			if pids {
+				oc.Report.Tasks = oc.Report.PerTask
+			}
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
@@ -130,7 +134,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
-	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm")
+	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json (memory then grows with the tasks forked)")
 	out.flags(cmd, true)
 	return cmd
 }

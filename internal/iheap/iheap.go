@@ -1,7 +1,8 @@
 // Package iheap is a min-heap whose elements know their own
 // position, so that any element can be removed in O(log n) without a search
-// and without allocating. The engine's event queue and the CFS timeline are
-// both built on it.
+// and without allocating. The CFS timeline is built on it (the engine's
+// event queue, which cancels lazily and needs no positions, has its own
+// pointer-free heap: sim/queue.go).
 //
 // Each slot carries the element's key and sequence number and a pointer to
 // the element's index field, so ordering and swapping never call back into
