@@ -235,6 +235,12 @@ func Measure(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Silence == 0 {
 		o.Silence = 60 * time.Second
+		if o.MakeJobs > 0 {
+			// A guest second of compiling can take minutes of a loaded
+			// machine's wall time, and the heartbeat is once a guest
+			// second.
+			o.Silence = 5 * time.Minute
+		}
 	}
 	if o.Retries == 0 && !kvm {
 		// A KVM boot that hangs hangs again; an emulated one that died
