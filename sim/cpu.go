@@ -13,7 +13,10 @@ type CPU struct {
 	// yields, or leaves a system call with a preemption pending), so the
 	// reschedule is not delayed. listed: c is in the engine's dirty list.
 	selfSched, listed bool
-	nr                int // tasks queued on this CPU, the running one included
+	// remoteWake: the pending reschedule was asked for by a wakeup that
+	// ran on another CPU, so it waits for the IPI (cost_ipi_ns).
+	remoteWake bool
+	nr         int // tasks queued on this CPU, the running one included
 
 	// lastSync is the time up to which busy/idle time and the running
 	// task's work have been accounted.

@@ -54,7 +54,9 @@ type Engine struct {
 	classT timer
 	sink   trace.Sink
 	rng    *rand.Rand
-	jitter *rand.Rand // the machine's timing noise (smp.go), apart from the workload's draws
+	jitter *rand.Rand // the balancer's timing jitter (smp.go), apart from the workload's draws
+	// noiseRNG draws the noise model's delays (noise.go).
+	noiseRNG *rand.Rand
 
 	now int64
 	end int64
@@ -134,15 +136,16 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		cfg:    cfg,
-		p:      cfg.Params,
-		spec:   cfg.Spec,
-		class:  class,
-		sink:   cfg.Sink,
-		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		jitter: rand.New(rand.NewPCG(cfg.Seed^0x6a09e667f3bcc909, cfg.Seed)),
-		end:    cfg.Duration,
-		groups: map[string]*sched.Group{},
+		cfg:      cfg,
+		p:        cfg.Params,
+		spec:     cfg.Spec,
+		class:    class,
+		sink:     cfg.Sink,
+		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		jitter:   rand.New(rand.NewPCG(cfg.Seed^0x6a09e667f3bcc909, cfg.Seed)),
+		noiseRNG: newNoiseRNG(cfg.Seed),
+		end:      cfg.Duration,
+		groups:   map[string]*sched.Group{},
 
 		groupLoads: map[*sched.Group]*groupLoad{},
 		maxThreads: workload.MaxThreads,
@@ -387,27 +390,52 @@ func (e *Engine) resolveOnce() {
 // switches at once (its idle loop polls the flag).
 func (e *Engine) deferResched(c *CPU) bool {
 	t := c.curr
-	if t == nil || t.state != stRunnable {
+	remote := c.remoteWake
+	c.remoteWake = false
+	if t == nil {
+		// An idle CPU's way from the flag to the switch
+		// (cost_idle_resched_ns), when it has one.
+		if c.reschedT.armed() {
+			return true
+		}
+		d := e.p.IdleResched + e.ipi(remote)
+		if d += e.noise(e.p.NoiseResched); d == 0 {
+			return false
+		}
+		e.q.arm(&c.reschedT, e.now+d)
+		return true
+	}
+	if t.state != stRunnable {
 		return false
 	}
 	if c.reschedT.armed() || t.action != actStep {
 		return true
 	}
-	if e.p.CostResched == 0 {
+	d := e.p.CostResched + e.ipi(remote)
+	if d += e.noise(e.p.NoiseResched); d == 0 {
 		return false
 	}
 	c.sync()
 	if t.deadline != 0 {
 		// A runtime event ends at its wall-clock deadline, which the
 		// kernel's time counts towards; not before the task is back.
-		t.work = max(t.work, e.p.CostResched)
+		t.work = max(t.work, d)
 	} else {
-		t.work += e.p.CostResched
+		t.work += d
 	}
 	// Armed first, so that it comes before a doneT at the same time.
-	e.q.arm(&c.reschedT, e.now+e.p.CostResched)
+	e.q.arm(&c.reschedT, e.now+d)
 	e.q.arm(&t.doneT, e.now+t.work)
 	return true
+}
+
+// ipi is the reschedule IPI's delay for a CPU that a wakeup on another
+// CPU marked.
+func (e *Engine) ipi(remote bool) int64 {
+	if remote {
+		return e.p.CostIPI
+	}
+	return 0
 }
 
 // armTick keeps a busy CPU's periodic tick armed at the next jiffy boundary.
@@ -531,7 +559,7 @@ func (e *Engine) switchIn(c *CPU, t *Task) {
 	if t.deadline != 0 {
 		t.work = max(0, t.deadline-e.now)
 	}
-	t.work += e.p.CostContextSwitch
+	t.work += e.p.CostContextSwitch + e.noise(e.p.NoiseSwitch)
 	// A child that inherited TIF_NEED_RESCHED (fork) calls schedule()
 	// again on its way out of the switch, before any of its own code.
 	if t.inheritedResched {
@@ -731,6 +759,12 @@ func (e *Engine) wakeUp(t *Task, src sched.WakeSource, waker *Task) {
 	}
 	e.emitWake(trace.Waking, c, t)
 	flags := sched.EnqueueWakeup
+	// The wakeup runs where the timer fired (the wakee's CPU) or on the
+	// waker's CPU.
+	from := t.st.CPU
+	if waker != nil {
+		from = waker.st.CPU
+	}
 	if to := e.selectWakeCPU(t, waker); to != t.st.CPU {
 		dst := e.cpus[to]
 		dst.sync()
@@ -743,7 +777,11 @@ func (e *Engine) wakeUp(t *Task, src sched.WakeSource, waker *Task) {
 	t.state = stRunnable
 	e.rqAdd(c, t, flags)
 	e.emitWake(trace.Wakeup, c, t)
+	c.remoteWake = c.id != from && e.p.CostIPI > 0
 	e.checkPreempt(c, t, 0)
+	if !c.needResched {
+		c.remoteWake = false
+	}
 }
 
 // checkPreempt is check_preempt_curr: an idle CPU always reschedules.

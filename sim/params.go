@@ -66,6 +66,31 @@ type Params struct {
 	// seed, uniform in [0, 10⁹/HZ); 0 starts the workload on a jiffy
 	// boundary.
 	TickPhase int64
+	// IdleResched is the time from an idle CPU's need_resched (a task
+	// queued on it) to its switch to that task: the rest of
+	// try_to_wake_up after sched_waking, the idle loop's exit and
+	// schedule(). 0 switches at once, as the engine did before; a real
+	// CPU never does (sched_waking to sched_switch is never 0 ns).
+	IdleResched int64
+	// CostIPI is added to the reschedule of a CPU marked by a wakeup that
+	// ran on another CPU (a timer firing where the wakee slept, a waker's
+	// CPU): the reschedule IPI's delivery, which a local wakeup does not
+	// wait for.
+	CostIPI int64
+	// The noise model (noise.go): the timing jitter of a real machine,
+	// each the mean of an exponential delay added to every occurrence of
+	// a path, drawn from a stream of the run's seed of its own. 0 turns
+	// that noise off (the default: see noise.go for why).
+	//
+	// NoiseTimer jitters a timer's delivery (expiry to the wakee queued):
+	// the interrupt's entry, the hrtimer code and, on a VM, its injection.
+	NoiseTimer int64
+	// NoiseResched jitters a reschedule's way to schedule() (idle or
+	// busy CPU): the wakee's sched_waking to its sched_switch.
+	NoiseResched int64
+	// NoiseSwitch jitters each context switch's cost, charged to the
+	// incoming task (cache and TLB refills: its way back to user code).
+	NoiseSwitch int64
 }
 
 // Names of the engine parameters as --set and the JSON "tunables" spell them.
@@ -83,6 +108,11 @@ const (
 	ParamBalance     = "balance_interval_ns"
 	ParamResched     = "cost_resched_ns"
 	ParamTickPhase   = "tick_phase_ns"
+	ParamIdleResched = "cost_idle_resched_ns"
+	ParamIPI         = "cost_ipi_ns"
+	ParamNoiseTimer  = "noise_timer_ns"
+	ParamNoiseResch  = "noise_resched_ns"
+	ParamNoiseSwitch = "noise_switch_ns"
 	defaultHZ        = 250
 	defaultCtxSwitch = 3000
 	defaultFork      = 25000
@@ -137,6 +167,11 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamBalance, Default: 0, Unit: "ns", Min: 0, Max: 1e10, Doc: "periodic load-balance interval (0: one ms per CPU, at least a tick)"},
 		{Name: ParamResched, Default: defaultResched, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a preempting wakeup, tick or renice to the running task's schedule() (rest of the interrupt or system call, return to user), spent by that task"},
 		{Name: ParamTickPhase, Default: seededTickPhase, Unit: "ns", Min: -1, Max: 1e8, Doc: "where the workload's time 0 falls in a jiffy: -1 draws it from the seed (uniform within a tick), 0 starts on a jiffy boundary; below 10^9/HZ"},
+		{Name: ParamIdleResched, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a task queued on an idle CPU to the switch to it (rest of try_to_wake_up, idle loop exit, schedule()); 0 switches at once"},
+		{Name: ParamIPI, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "extra delay of a reschedule that a wakeup on another CPU asked for (the reschedule IPI)"},
+		{Name: ParamNoiseTimer, Default: 0, Unit: "ns", Min: 0, Max: 1e8, Doc: "noise: mean of an exponential extra delay of every timer's delivery, seeded from the run's seed; 0 is off"},
+		{Name: ParamNoiseResch, Default: 0, Unit: "ns", Min: 0, Max: 1e8, Doc: "noise: mean of an exponential extra delay of every reschedule's way to schedule() (sched_waking to sched_switch), seeded; 0 is off"},
+		{Name: ParamNoiseSwitch, Default: 0, Unit: "ns", Min: 0, Max: 1e8, Doc: "noise: mean of an exponential extra CPU time of every context switch (cache refills), seeded; 0 is off"},
 	}
 }
 
@@ -169,15 +204,27 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.CostResched = v
 	case ParamTickPhase:
 		p.TickPhase = v
+	case ParamIdleResched:
+		p.IdleResched = v
+	case ParamIPI:
+		p.CostIPI = v
+	case ParamNoiseTimer:
+		p.NoiseTimer = v
+	case ParamNoiseResch:
+		p.NoiseResched = v
+	case ParamNoiseSwitch:
+		p.NoiseSwitch = v
 	default:
 		return false
 	}
 	return true
 }
 
-// Values returns the parameters by name, for reports.
+// Values returns the parameters by name, for reports. The idle-switch,
+// IPI and noise parameters (added after reports were fixed) are listed
+// only when set, so a report of a run without them is as it was.
 func (p Params) Values() map[string]int64 {
-	return map[string]int64{
+	m := map[string]int64{
 		ParamHZ:        p.HZ,
 		ParamCtxSwitch: p.CostContextSwitch,
 		ParamFork:      p.CostFork,
@@ -192,6 +239,13 @@ func (p Params) Values() map[string]int64 {
 		ParamResched:   p.CostResched,
 		ParamTickPhase: p.TickPhase,
 	}
+	for name, v := range map[string]int64{ParamIdleResched: p.IdleResched, ParamIPI: p.CostIPI,
+		ParamNoiseTimer: p.NoiseTimer, ParamNoiseResch: p.NoiseResched, ParamNoiseSwitch: p.NoiseSwitch} {
+		if v != 0 {
+			m[name] = v
+		}
+	}
+	return m
 }
 
 // IsParam says whether name is an engine parameter (not a class's tunable).

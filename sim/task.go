@@ -177,7 +177,7 @@ func (e *Engine) step(t *Task) {
 			e.q.arm(&t.wakeT, e.now+d)
 		} else {
 			t.wakeT.phase = wakeNow
-			e.q.arm(&t.wakeT, e.now+d+e.p.timerWakeDelay())
+			e.q.arm(&t.wakeT, e.now+d+e.p.timerWakeDelay()+e.noise(e.p.NoiseTimer))
 		}
 	case workload.Timer:
 		e.timerEvent(t, ev)

@@ -17,7 +17,7 @@ const (
 // CPU the timer fires on (the wakee's, where it went to sleep) is idle,
 // that CPU's exit from idle.
 func (e *Engine) timerDelay(t *Task) int64 {
-	d := e.p.timerWakeDelay()
+	d := e.p.timerWakeDelay() + e.noise(e.p.NoiseTimer)
 	if e.p.IdleExit > 0 && e.cpus[t.st.CPU].curr == nil {
 		d += e.p.IdleExit
 	}
