@@ -1,0 +1,158 @@
+package sim_test
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"schedlab/sim"
+	"schedlab/trace"
+)
+
+// noiseTrace runs randomWorkload (SMP: a remote wakeup's IPI too) with p
+// and returns its event stream as text.
+func noiseTrace(t *testing.T, p sim.Params, ncpu int, seed uint64) string {
+	t.Helper()
+	rec := &trace.Recorder{}
+	run(t, sim.Config{Spec: spec(t, randomWorkload), Sched: schedConfig(t, "cfs-2.6.35", ncpu, nil, nil),
+		Params: p, Duration: 2e8, Seed: seed, Sink: rec, Check: true})
+	var b strings.Builder
+	for _, ev := range rec.Events {
+		fmt.Fprintf(&b, "%+v\n", ev)
+	}
+	return b.String()
+}
+
+func noisy() sim.Params {
+	p := sim.DefaultParams()
+	p.IdleResched, p.CostIPI = 1500, 700
+	p.NoiseTimer, p.NoiseResched, p.NoiseSwitch = 300, 500, 200
+	return p
+}
+
+// The noise is seeded by the run's seed: the same seed, the same bytes.
+func TestNoiseDeterministic(t *testing.T) {
+	for _, ncpu := range []int{1, 2} {
+		a, b := noiseTrace(t, noisy(), ncpu, 7), noiseTrace(t, noisy(), ncpu, 7)
+		if a != b {
+			t.Fatalf("%d CPU(s): same seed, different event streams with noise on", ncpu)
+		}
+		if a == noiseTrace(t, noisy(), ncpu, 8) {
+			t.Fatalf("%d CPU(s): different seeds, identical streams", ncpu)
+		}
+		if a == noiseTrace(t, sim.DefaultParams(), ncpu, 7) {
+			t.Fatalf("%d CPU(s): noise on and off give the same stream", ncpu)
+		}
+	}
+}
+
+// noiseOffGolden is the sha256 of noiseTrace(DefaultParams, ncpu, 7) for 1
+// and 2 CPUs, computed by the engine before the noise model existed
+// (commit 2777a3d): with every noise mean and the new costs at 0, nothing
+// may move.
+var noiseOffGolden = map[int]string{
+	1: "51e18f63ea2282137d7705e5c936d6b798368f9a31955df7e6f5cbf4e3aea435",
+	2: "3ec89d3605fb937ca4f2a65363872cecca86d4caf40429bc3e4891da51063a5a",
+}
+
+func TestNoiseOffUnchanged(t *testing.T) {
+	for ncpu, want := range noiseOffGolden {
+		got := fmt.Sprintf("%x", sha256.Sum256([]byte(noiseTrace(t, sim.DefaultParams(), ncpu, 7))))
+		if got != want {
+			t.Errorf("%d CPU(s): the noise-free event stream moved: sha256 %s, want %s", ncpu, got, want)
+		}
+	}
+}
+
+// wakeDelays runs a periodic sleeper beside an optional hog on one CPU and
+// returns each of the sleeper's sched_waking → sched_switch delays and
+// each timer expiry → sched_waking delay (ns).
+func wakeDelays(t *testing.T, p sim.Params, hog bool, dur int64) (wake, deliver []int64) {
+	t.Helper()
+	js := `{"tasks": {"sleeper": {"run": 50, "timer": {"ref": "t", "period": 1000, "mode": "absolute"}}`
+	if hog {
+		js += `, "hog": {"run": 100000}`
+	}
+	js += `}}`
+	rec := &trace.Recorder{}
+	run(t, sim.Config{Spec: spec(t, js), Sched: schedConfig(t, "eevdf-6.18", 1, nil, nil), Params: p, Duration: dur, Seed: 3, Sink: rec, Check: true})
+	var pid int32
+	var waking, expiry int64 = -1, -1
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Mark && ev.Mark == trace.TimerExpiry:
+			expiry = ev.TS
+		case ev.Kind == trace.Waking:
+			pid, waking = ev.PID, ev.TS
+			if expiry >= 0 {
+				deliver = append(deliver, ev.TS-expiry)
+				expiry = -1
+			}
+		case ev.Kind == trace.Switch && waking >= 0 && ev.NextPID == pid:
+			wake = append(wake, ev.TS-waking)
+			waking = -1
+		}
+	}
+	if len(wake) < 100 {
+		t.Fatalf("only %d wakeups", len(wake))
+	}
+	return wake, deliver
+}
+
+// Without noise a wakeup on an idle CPU takes exactly 0 ns; with it, none
+// does, on an idle or a busy CPU.
+func TestNoiseNoZeroWakeup(t *testing.T) {
+	off, _ := wakeDelays(t, sim.DefaultParams(), false, 2e8)
+	if off[0] != 0 {
+		t.Fatalf("noise off, idle CPU: a wakeup takes %d ns, the premise (0) is gone", off[0])
+	}
+	p := sim.DefaultParams()
+	p.NoiseResched = 500
+	for _, hog := range []bool{false, true} {
+		ws, _ := wakeDelays(t, p, hog, 2e8)
+		for _, w := range ws {
+			if w <= 0 {
+				t.Fatalf("noise on (hog %v): a wakeup of %d ns", hog, w)
+			}
+		}
+	}
+	p = sim.DefaultParams()
+	p.IdleResched = 4000
+	if ws, _ := wakeDelays(t, p, false, 2e8); ws[0] != 4000 {
+		t.Errorf("cost_idle_resched_ns 4000: an idle CPU's wakeup takes %d ns", ws[0])
+	}
+}
+
+// A long run reproduces the noise model's own law: the extra delays are
+// exponential with the configured mean (mean, and median = mean·ln 2).
+func TestNoiseDistribution(t *testing.T) {
+	p := sim.DefaultParams()
+	p.IdleResched, p.NoiseResched, p.NoiseTimer = 5000, 500, 300
+	ws, ds := wakeDelays(t, p, false, 4e9)
+	check := func(what string, xs []int64, base, mean float64) {
+		t.Helper()
+		ex := make([]float64, len(xs))
+		sum := 0.0
+		for i, x := range xs {
+			ex[i] = float64(x) - base
+			if ex[i] < 1 {
+				t.Fatalf("%s: a delay of %d ns, not above its base %g", what, x, base)
+			}
+			sum += ex[i]
+		}
+		sort.Float64s(ex)
+		m, med := sum/float64(len(ex)), ex[len(ex)/2]
+		// Over ~4000 draws the mean's standard error is mean/63.
+		if math.Abs(m-mean) > 0.06*mean {
+			t.Errorf("%s: mean extra %.1f ns over %d samples, want %g", what, m, len(ex), mean)
+		}
+		if want := mean * math.Ln2; math.Abs(med-want) > 0.08*mean {
+			t.Errorf("%s: median extra %.1f ns, want %.1f", what, med, want)
+		}
+	}
+	check("sched_waking → sched_switch (idle CPU)", ws, 5000, 500)
+	check("timer expiry → sched_waking", ds, float64(p.CostWakeup), 300)
+}
