@@ -342,6 +342,18 @@ func (e *Engine) dispatch(t *timer) {
 	case tkStart:
 		e.pending--
 		e.start(t.task)
+		// rt-app's main thread creates the initial threads due at one
+		// moment one after another and only then blocks: none of them runs
+		// before the last is queued, so none is preempted by the next one's
+		// wake_up_new_task, and the CPU's first pick is among them all
+		// (on 6.1, the last created: START_DEBIT's vslice shrinks as the
+		// queue grows).
+		for n := e.q.peek(); n != nil && n.kind == tkStart && n.when == e.now; n = e.q.peek() {
+			e.q.pop()
+			e.events++
+			e.pending--
+			e.start(n.task)
+		}
 	case tkPosix:
 		e.posixExpire(t.ptmr)
 	case tkResched:

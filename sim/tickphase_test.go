@@ -18,7 +18,7 @@ func hogSwitchPhase(t *testing.T, p sim.Params, seed uint64) int64 {
 	tick := p.TickNS()
 	phase := int64(-1)
 	for _, ev := range rec.Events {
-		// (The second hog's start preempts the first at once.)
+		// (Both hogs start at 0, and the later-created runs first.)
 		if ev.Kind != trace.Switch || ev.PID == 0 || ev.NextPID == 0 || ev.TS < tick {
 			continue
 		}
