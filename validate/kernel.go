@@ -34,7 +34,8 @@ var policyRules = []policyRule{
 	{[3]int{6, 12, 0}, "eevdf-6.12", "EEVDF of 6.12"},
 	{[3]int{6, 6, 0}, "eevdf-6.6", "EEVDF of 6.6"},
 	{[3]int{6, 1, 0}, "cfs-6.1", "CFS of 6.1, the newest simulated CFS (what 6.2-6.5 changed in CFS is not simulated)"},
-	{[3]int{2, 6, 36}, "cfs-2.6.36", "CFS of 2.6.36: the kernel's CFS changes up to 6.1 (2.6.38's check_preempt_tick delta < 0, the clock-skip rule, next-buddy preference, skip-buddy yield, PELT load, ...) are in cfs-6.1, not here; cfs-6.1's rules were not checked against this kernel's source"},
+	{[3]int{5, 10, 0}, "cfs-5.10", "CFS of Debian's 5.10, read from its source (with ALT_PERIOD and BASE_SLICE, 5.13's, as Debian's 5.10.y has them; what 5.11-5.19 changed in CFS, 6.1's SCHED_IDLE rules included, is not simulated)"},
+	{[3]int{2, 6, 36}, "cfs-2.6.36", "CFS of 2.6.36: the kernel's CFS changes up to 5.10 (2.6.38's check_preempt_tick delta < 0, the clock-skip rule, next-buddy preference, skip-buddy yield, PELT load, ...) are in cfs-5.10, not here; cfs-5.10's rules were not checked against this kernel's source"},
 	{[3]int{2, 6, 35}, "cfs-2.6.35", "CFS of 2.6.35"},
 	{[3]int{2, 6, 23}, "cfs-2.6.24", "CFS of 2.6.24"},
 }

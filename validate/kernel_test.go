@@ -15,7 +15,9 @@ import (
 
 func TestPolicyFor(t *testing.T) {
 	for _, c := range []struct{ release, want string }{
-		{"5.10.0-46-cloud-amd64", "cfs-2.6.36"},
+		{"5.10.0-46-cloud-amd64", "cfs-5.10"}, // the kernel's own profile
+		{"5.19.17", "cfs-5.10"},
+		{"5.9.16", "cfs-2.6.36"},
 		{"6.1.0-57-cloud-amd64", "cfs-6.1"}, // the kernel's own profile
 		{"6.5.13", "cfs-6.1"},
 		{"6.6.0", "eevdf-6.6"},

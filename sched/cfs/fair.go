@@ -299,7 +299,7 @@ func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	// soon, but cannot bank more credit than that.
 	if !initial {
 		credit := c.latency
-		if c.v61.on && isIdleTask(se) {
+		if c.v61.idleRules && isIdleTask(se) {
 			credit = c.minGran // 6.1: a SCHED_IDLE sleeper gets less
 		}
 		if c.gentle {

@@ -7,7 +7,11 @@ import (
 
 // linux61 holds what Linux 6.1's CFS (kernel/sched/fair.c of v6.1, the
 // last before EEVDF in a Debian stable kernel) changed on one CPU from
-// the 2.6.36 rules this package implements. The comments in fair.go and
+// the 2.6.36 rules this package implements. Debian's 5.10 (cfs-5.10) has
+// them all but idleRules: read against linux-source-5.10 5.10.262, its
+// fair.c and core.c differ from 6.1's on one CPU only there (and in
+// clearing the buddies in pick_next_entity rather than set_next_entity,
+// which the pick path runs back to back). The comments in fair.go and
 // here name the 6.1 function each rule comes from.
 type linux61 struct {
 	on bool
@@ -18,21 +22,24 @@ type linux61 struct {
 	// (sched_idle_min_granularity_ns for a SCHED_IDLE task among others).
 	baseSlice   bool
 	idleMinGran uint64
+	// idleRules: 6.1's SCHED_IDLE rules (5.15's sched_idle_min_granularity
+	// and place_entity's smaller credit for a SCHED_IDLE sleeper), which
+	// Debian's 5.10 lacks; every other rule here is in both.
+	idleRules bool
 	// renicing: the dequeue and enqueue in progress are set_user_nice's
 	// (DEQUEUE_SAVE without DEQUEUE_MOVE).
 	renicing bool
 }
 
 func newLinux61(cfg *sched.Config) linux61 {
-	if cfg.Profile.Name != profile61 {
-		return linux61{}
+	switch cfg.Profile.Name {
+	case profile61:
+		return linux61{on: true, altPeriod: cfg.Feature(AltPeriod), baseSlice: cfg.Feature(BaseSlice),
+			idleRules: true, idleMinGran: uint64(cfg.Tunable(IdleMinGranularity))}
+	case profile510:
+		return linux61{on: true, altPeriod: cfg.Feature(AltPeriod), baseSlice: cfg.Feature(BaseSlice)}
 	}
-	return linux61{
-		on:          true,
-		altPeriod:   cfg.Feature(AltPeriod),
-		baseSlice:   cfg.Feature(BaseSlice),
-		idleMinGran: uint64(cfg.Tunable(IdleMinGranularity)),
-	}
+	return linux61{}
 }
 
 func isIdleTask(se *entity) bool { return se.isTask() && se.task.Policy == uapi.SchedIdle }
@@ -41,7 +48,7 @@ func isIdleTask(se *entity) bool { return se.isTask() && se.task.Policy == uapi.
 // granularity for a SCHED_IDLE task unless every entity of q is one
 // (sched_idle_cfs_rq).
 func (l *linux61) minSlice(c *CFS, q *cfsRQ, se *entity) uint64 {
-	if isIdleTask(se) && !(q.nr > 0 && q.nr == q.idleNr) {
+	if l.idleRules && isIdleTask(se) && !(q.nr > 0 && q.nr == q.idleNr) {
 		return l.idleMinGran
 	}
 	return c.minGran

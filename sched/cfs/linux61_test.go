@@ -22,7 +22,7 @@ func moveTo(cl *CFS, rq *fakeRQ, t *sched.Task, v uint64) {
 // 2.6.38's fix of the 64-bit sign bug: curr left of the leftmost is not
 // preempted by the tick.
 func TestTickSignFixed61(t *testing.T) {
-	for policy, want := range map[string]bool{"cfs-2.6.36": true, "cfs-6.1": false} {
+	for policy, want := range map[string]bool{"cfs-2.6.36": true, "cfs-6.1": false, "cfs-5.10": false} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		ts := runnable(cl, rq, 2)
@@ -54,6 +54,11 @@ func TestBaseSlice61(t *testing.T) {
 		{"cfs-6.1", nil, uapi.SchedIdle, idleGran},
 		{"cfs-6.1", map[string]bool{BaseSlice: false}, uapi.SchedNormal, 12066},
 		{"cfs-2.6.36", nil, uapi.SchedNormal, 12066},
+		// Debian's 5.10: BASE_SLICE (5.13, taken into 5.10.y), no idle
+		// granularity (5.15).
+		{"cfs-5.10", nil, uapi.SchedNormal, 750000},
+		{"cfs-5.10", nil, uapi.SchedIdle, 750000},
+		{"cfs-5.10", map[string]bool{BaseSlice: false}, uapi.SchedNormal, 12066},
 	} {
 		var set map[string]int64
 		if c.policy == "cfs-6.1" {
@@ -104,7 +109,7 @@ func TestAltPeriod61(t *testing.T) {
 // the granularity of the leftmost wins over the last buddy (2.6.35's last
 // buddy won).
 func TestBuddies61(t *testing.T) {
-	for policy, want := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true} {
+	for policy, want := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true, "cfs-5.10": true} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		hog := runnable(cl, rq, 1)[0]
@@ -136,7 +141,7 @@ func TestBuddies61(t *testing.T) {
 // sched_yield: 6.1 makes the yielder the skip buddy, so the pick passes to
 // a task 0.5 ms right of it; 2.6.36 only charges it and picks it again.
 func TestYieldSkipBuddy61(t *testing.T) {
-	for policy, wantOther := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true} {
+	for policy, wantOther := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true, "cfs-5.10": true} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		ts := runnable(cl, rq, 2)
@@ -170,6 +175,8 @@ func TestPlaceEntity61(t *testing.T) {
 		{"cfs-6.1", false, longSleeperNS, 10000000, 10000000},
 		{"cfs-6.1", true, 1e9, -1e9, -375000},
 		{"cfs-2.6.36", true, 1e9, -1e9, -3000000},
+		{"cfs-5.10", false, longSleeperNS + 1, 10000000, -3000000},
+		{"cfs-5.10", true, 1e9, -1e9, -3000000}, // 5.10: latency/2 for SCHED_IDLE too
 	} {
 		cl := newClass(t, c.policy, nil, nil)
 		rq := &fakeRQ{}
@@ -194,7 +201,7 @@ func TestPlaceEntity61(t *testing.T) {
 // update_min_vruntime: 6.1 ignores a curr that has been dequeued, so the
 // queue's clock moves up to the leftmost when the running task sleeps.
 func TestMinVruntimeIgnoresSleepingCurr61(t *testing.T) {
-	for policy, wantLeft := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true} {
+	for policy, wantLeft := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true, "cfs-5.10": true} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		ts := runnable(cl, rq, 2)
@@ -217,7 +224,7 @@ func TestMinVruntimeIgnoresSleepingCurr61(t *testing.T) {
 // the wakeup's clock, so curr is not charged for the 1 µs until it gets
 // there; 2.6.36 refreshes the clock in put_prev_task and charges it.
 func TestScheduleClockSkip61(t *testing.T) {
-	for policy, want := range map[string]uint64{"cfs-2.6.36": 1000, "cfs-6.1": 0} {
+	for policy, want := range map[string]uint64{"cfs-2.6.36": 1000, "cfs-6.1": 0, "cfs-5.10": 0} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		hog := runnable(cl, rq, 1)[0]
@@ -243,7 +250,7 @@ func TestScheduleClockSkip61(t *testing.T) {
 // A SCHED_IDLE curr is preempted by any non-idle wakee in 6.1, a
 // SCHED_BATCH one included; 2.6.36 lets no BATCH wakee preempt.
 func TestIdleCurrPreemptedByBatch61(t *testing.T) {
-	for policy, want := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true} {
+	for policy, want := range map[string]bool{"cfs-2.6.36": false, "cfs-6.1": true, "cfs-5.10": true} {
 		cl := newClass(t, policy, nil, nil)
 		rq := &fakeRQ{}
 		idle := newTask(cl, 0)

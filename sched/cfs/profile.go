@@ -104,6 +104,7 @@ const (
 	BaseSlice          = "BASE_SLICE"
 	IdleMinGranularity = "sched_idle_min_granularity_ns"
 	profile61          = "cfs-6.1"
+	profile510         = "cfs-5.10"
 )
 
 // features61 is 6.1's list, in its order (what its debugfs
@@ -142,6 +143,41 @@ func features61() []sched.Feature {
 		{Name: AltPeriod, Default: true, Doc: "the slice's period counts every task on the CPU (h_nr_running), not the entities of the task's own queue"},
 		{Name: BaseSlice, Default: true, Doc: "no slice is shorter than sched_min_granularity_ns (sched_idle_min_granularity_ns for SCHED_IDLE among others)"},
 	}
+}
+
+// features510 is Debian 5.10's list (kernel/sched/features.h of
+// linux-source-5.10 5.10.262, which has ALT_PERIOD and BASE_SLICE from
+// 5.13 through the stable updates), in its order.
+func features510() []sched.Feature {
+	var out []sched.Feature
+	for _, f := range features61() {
+		switch f.Name {
+		case "HRTICK_DL", "SIS_UTIL", "LATENCY_WARN", "NI_RANDOM":
+			continue // later than 5.10
+		case "SIS_PROP":
+			f.Default = true
+			out = append(out, sched.Feature{Name: "SIS_AVG_CPU", Default: false, SMPOnly: true, Doc: "idle-CPU scan bounded by the average idle time (not modelled: the engine selects CPUs)"})
+		case "RT_PUSH_IPI":
+			f.Default = true
+		case GentleFairSleepers:
+			f.Doc = "a waking sleeper is placed sched_latency/2 (not a full sched_latency) left of min_vruntime"
+		case BaseSlice:
+			f.Doc = "no slice is shorter than sched_min_granularity_ns"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// tunables510 is 6.1's set without sched_idle_min_granularity_ns (5.15).
+func tunables510() []sched.Tunable {
+	var out []sched.Tunable
+	for _, t := range tunables61() {
+		if t.Name != IdleMinGranularity {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func tunables61() []sched.Tunable {
@@ -186,6 +222,14 @@ func init() {
 		Doc:      "CFS of Linux 6.1 (Debian 12's kernel): 2.6.36 plus ALT_PERIOD, BASE_SLICE, the signed tick check, next-buddy preference, skip-buddy yield, the long-sleeper rule and schedule()'s clock skip (sched/cfs/linux61.go)",
 		Features: features61(),
 		Tunables: tunables61(),
+		New:      New,
+		Resolve:  resolve,
+	})
+	sched.Register(&sched.Profile{
+		Name:     profile510,
+		Doc:      "CFS of Debian's Linux 5.10 (Debian 11's kernel), read from its source: cfs-6.1 without 6.1's SCHED_IDLE rules (a SCHED_IDLE sleeper's smaller credit, sched_idle_min_granularity_ns); its ALT_PERIOD and BASE_SLICE are 5.13's, taken into 5.10.y",
+		Features: features510(),
+		Tunables: tunables510(),
 		New:      New,
 		Resolve:  resolve,
 	})
