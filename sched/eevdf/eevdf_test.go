@@ -240,7 +240,7 @@ func TestNewTaskDeadline(t *testing.T) {
 	}{
 		{"eevdf-6.18", nil, 350000},
 		{"eevdf-6.18", map[string]bool{PlaceDeadlineInitial: false}, 700000},
-		{"eevdf-6.12", nil, 375000},
+		{"eevdf-6.12", nil, 350000}, // Debian 6.12.95: 0.70 ms base slice
 		{"eevdf-6.6", nil, 750000},
 	} {
 		cl := newClass(t, c.policy, c.feats, nil)
@@ -466,7 +466,7 @@ func TestProfiles(t *testing.T) {
 	}{
 		{"eevdf-6.6", 1, 750000, []string{DoubleTick, HZBW, SISProp}, []string{PreemptShort, DelayDequeue, PickBuddy, PlaceRelDeadline, NIRandom}},
 		{"eevdf-6.6", 2, 1500000, nil, nil},
-		{"eevdf-6.12", 2, 1500000, []string{PreemptShort, DelayDequeue, DelayZero, PickBuddy, PlaceRelDeadline, DoubleTick}, []string{HZBW, NIRandom}},
+		{"eevdf-6.12", 2, 1400000, []string{PreemptShort, DelayDequeue, DelayZero, PickBuddy, PlaceRelDeadline, DoubleTick, NIRandom}, []string{HZBW, UtilEstFastup}},
 		{"eevdf-6.18", 2, 1400000, []string{NIRandom, PreemptShort}, []string{DoubleTick}},
 		{"eevdf-6.18", 16, 2800000, nil, nil},
 	} {
@@ -811,5 +811,39 @@ func TestRenamedProfileKeepsItsVersion(t *testing.T) {
 		if a.(*EEVDF).ver != b.(*EEVDF).ver {
 			t.Errorf("%s renamed: version %+v, want %+v", name, b.(*EEVDF).ver, a.(*EEVDF).ver)
 		}
+	}
+}
+
+// 6.12.95's check_preempt_wakeup_fair: a shorter wakee that
+// do_preempt_short accepts (eligible, curr ineligible) cancels curr's
+// protection even when the pick then prefers a third task (here the other
+// queued one, with an earlier deadline), so that update_curr ends curr's
+// turn at its next update instead of at the end of its request.
+func TestPreemptShortCancels612(t *testing.T) {
+	cl := newClass(t, "eevdf-6.12", nil, nil)
+	rq := &fakeRQ{}
+	queueN(cl, rq, 2, 0)
+	curr := rq.curr
+	a := taskSE(curr)
+	if a.vlag != int64(a.deadline) {
+		t.Fatal("curr is not protected after its pick")
+	}
+	rq.now += 300000
+	p := newTask(cl, 0)
+	p.Slice = 300000
+	cl.TaskNew(p, nil)
+	cl.Fork(rq, rq, nil, p)
+	taskSE(p).initial = false
+	cl.Enqueue(rq, p, sched.EnqueueWakeup)
+	cl.CheckPreempt(rq, p, 0)
+	if rq.resched {
+		t.Fatalf("the wakee (deadline %d) preempted; the other task's deadline %d is earlier", taskSE(p).deadline, a.deadline)
+	}
+	if a.vlag == int64(a.deadline) {
+		t.Errorf("curr still protected after do_preempt_short")
+	}
+	run(cl, rq, curr, 1000)
+	if !rq.resched {
+		t.Errorf("update_curr did not end the unprotected, ineligible curr's turn")
 	}
 }

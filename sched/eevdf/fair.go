@@ -743,7 +743,7 @@ func (c *EEVDF) checkPreempt(env sched.RQ, r *cpuRQ, curr, p *sched.Task, wakeFl
 	}
 	se, pse = findMatching(se, pse)
 	if ci, pi := isIdle(se), isIdle(pse); ci && !pi {
-		if c.ver.preempt1835 {
+		if c.ver.preempt1835 || c.ver.preempt612 {
 			c.cancelProtect(se)
 		}
 		r.resched(env)
@@ -761,12 +761,30 @@ func (c *EEVDF) checkPreempt(env sched.RQ, r *cpuRQ, curr, p *sched.Task, wakeFl
 		c.wakeup1835(env, r, q, se, pse, short, wakeFlags)
 		return
 	}
+	if c.ver.preempt612 {
+		if short && c.doPreemptShort(q, pse, se) {
+			c.cancelProtect(se)
+		}
+		if c.pickEEVDF(q, true, false) == pse {
+			r.resched(env)
+		}
+		return
+	}
 	if c.pickEEVDF(q, !short, false) == pse {
 		if short {
 			c.cancelProtect(se)
 		}
 		r.resched(env)
 	}
+}
+
+// doPreemptShort is 6.12's do_preempt_short for a wakee with a shorter
+// slice: it must be eligible, and before curr or curr ineligible.
+func (c *EEVDF) doPreemptShort(q *cfsRQ, pse, se *entity) bool {
+	if !q.eligible(pse) {
+		return false
+	}
+	return int64(pse.deadline-se.deadline) < 0 || !q.eligible(se)
 }
 
 // wakeup1835 is the end of 6.18.35's check_preempt_wakeup_fair: the

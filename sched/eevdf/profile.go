@@ -65,9 +65,10 @@ const (
 )
 
 // featureTable is kernel/sched/features.h in the kernel's order, as 6.6.0,
-// 6.18.2 and 6.18.35 have it. 6.12's column was not read from its source:
-// it is 6.18.2's plus DOUBLE_TICK (removed in 6.13); UTIL_EST_FASTUP and
-// HZ_BW are taken as gone by 6.12 [I] — neither has an effect on one CPU.
+// 6.18.2 and 6.18.35 have it; 6.12's column is Debian's 6.12.95
+// (linux-source-6.12 6.12.95-1~bpo12+1, the debian-6.12 kernel), which has
+// DOUBLE_TICK, NI_RANDOM (a stable backport) and neither UTIL_EST_FASTUP
+// nor HZ_BW.
 var featureTable = []fdesc{
 	{sched.Feature{Name: PlaceLag, Default: true, Doc: "keep a task's lag across sleep and migration; off: join at V with zero lag"}, [3]bool{true, true, true}},
 	{sched.Feature{Name: PlaceDeadlineInitial, Default: true, Doc: "a new task's first deadline is V + vslice/2 (no net effect before 6.12: placed again at enqueue)"}, [3]bool{true, true, true}},
@@ -99,7 +100,7 @@ var featureTable = []fdesc{
 	{sched.Feature{Name: UtilEstFastup, Default: true, SMPOnly: true, Doc: "util_est fast ramp-up (PELT is not modelled)"}, [3]bool{true, false, false}},
 	{sched.Feature{Name: LatencyWarn, Default: false, Doc: "debug warning on long need_resched (no effect)"}, [3]bool{true, true, true}},
 	{sched.Feature{Name: HZBW, Default: true, Doc: "tick for CFS bandwidth on nohz_full (bandwidth is not modelled)"}, [3]bool{true, false, false}},
-	{sched.Feature{Name: NIRandom, Default: true, SMPOnly: true, Doc: "6.18.y: probabilistic newidle balance (the engine balances)"}, [3]bool{false, false, true}},
+	{sched.Feature{Name: NIRandom, Default: true, SMPOnly: true, Doc: "6.12.y and 6.18.y: probabilistic newidle balance (the engine balances)"}, [3]bool{false, true, true}},
 }
 
 func features(gen int) []sched.Feature {
@@ -144,9 +145,9 @@ func init() {
 	})
 	sched.Register(&sched.Profile{
 		Name:     "eevdf-6.12",
-		Doc:      "EEVDF of Linux 6.12: 6.6 plus custom slices, PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, PLACE_REL_DEADLINE, PICK_BUDDY, deadline-ordered tree",
+		Doc:      "EEVDF of Linux 6.12 as Debian's 6.12.95 has it: 6.6 plus custom slices, PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, PLACE_REL_DEADLINE, PICK_BUDDY, deadline-ordered tree, and the stable backports of a 0.70 ms base slice and zero_vruntime",
 		Features: features(g612),
-		Tunables: tunables(g612, 750000),
+		Tunables: tunables(g612, 700000),
 		New:      newOf(g612),
 		Resolve:  resolve,
 	})
@@ -213,6 +214,12 @@ type version struct {
 	// idleCurrPreempted: a waking non-idle task preempts a SCHED_IDLE curr
 	// at once, before the fair comparison (6.6's check_preempt_wakeup).
 	idleCurrPreempted bool
+	// preempt612: 6.12.95's check_preempt_wakeup_fair: do_preempt_short
+	// (a shorter, eligible wakee, before curr or with curr ineligible)
+	// cancels curr's protection whether or not the wakee is then picked,
+	// the pick honours what protection is left, and an idle curr's
+	// protection is cancelled when a non-idle wakee preempts it.
+	preempt612 bool
 }
 
 // newOf builds the class of generation g: the generation is bound to the
@@ -227,7 +234,9 @@ func versionOf(g int, cfg *sched.Config) version {
 	case g66:
 		return version{name: "6.6", forkPlacedTwice: true, tiesKeepCurr: true, buddyNeedsNextBuddy: true, idleCurrPreempted: true}
 	case g612:
-		return version{name: "6.12", customSlices: true, marker612: true}
+		// Debian's 6.12.95: zero_vruntime came back from 6.18.y with the
+		// stable updates (there is no update_min_vruntime left).
+		return version{name: "6.12", customSlices: true, marker612: true, zeroVruntime: true, preempt612: true}
 	}
 	if cfg.Tunables[Sublevel] == 2 {
 		return version{name: "6.18.2", vprot: true, customSlices: true}
