@@ -64,6 +64,10 @@ func (c *EEVDF) updateCurr(env sched.RQ, q *cfsRQ) {
 	renewed := c.updateDeadline(cur)
 	if !c.ver.zeroVruntime {
 		q.updateMinVruntime()
+	} else if renewed {
+		// update_deadline's avg_vruntime() (Debian's 6.12.95 and 7.2):
+		// the origin follows V at each new request.
+		c.avgVruntime(q)
 	}
 	if q.nr == 1 {
 		return
