@@ -151,6 +151,22 @@ func init() {
 		New:      newOf(g612),
 		Resolve:  resolve,
 	})
+	// Debian unstable's 7.2.13 (linux-source-7.2), read against this
+	// profile's 6.18.35 rules, has the same one-CPU paths by default:
+	// zero_vruntime, the max_slice+tick lag clamp, vprot, PICK_BUDDY in
+	// pick_eevdf, no fork preemption, delayed dequeue. It differs in
+	// HRTICK's default (on where CONFIG_HRTIMER_REARM_DEFERRED is, as in
+	// Debian's build: the guest reports it, and validate takes it), whose
+	// hrtick_start_fair arms deadline − vruntime in wall time (this
+	// package's R2) and is not re-armed while active; in honouring the
+	// buddy only in a protected pick and clearing curr's buddies when a
+	// shorter or non-idle wakee preempts it (no buddy is set without
+	// NEXT_BUDDY); in a quarter of the migration cost for a WF_SYNC
+	// NEXT_BUDDY wakee on the CPU it selected; in lazy rescheduling
+	// (PREEMPT_LAZY: the same for a task in user space); and in guarding
+	// the avg_vruntime sums against overflow (sum_shift). None acts on a
+	// default configuration that the engine models, so 7.x is simulated
+	// as eevdf-6.18 (validate.PolicyFor).
 	sched.Register(&sched.Profile{
 		Name:     "eevdf-6.18",
 		Doc:      "EEVDF of Linux 6.18.35 (the host's generation): base slice 0.70 ms, vprot from the shortest queued slice, lag clamp max_slice+tick, no fork preemption",
