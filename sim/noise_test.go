@@ -28,7 +28,7 @@ func noiseTrace(t *testing.T, p sim.Params, ncpu int, seed uint64) string {
 
 func noisy() sim.Params {
 	p := sim.DefaultParams()
-	p.IdleResched, p.CostIPI = 1500, 700
+	p.IdleResched, p.CostIPI, p.CostBlock = 1500, 700, 900
 	p.NoiseTimer, p.NoiseResched, p.NoiseSwitch = 300, 500, 200
 	return p
 }
@@ -174,5 +174,51 @@ func TestInitialTasksStartTogether(t *testing.T) {
 	}
 	if len(sw) < 2 || sw[0].PID != 0 || sw[0].NextComm != "hog-1" || sw[1].TS < 1e6 {
 		t.Fatalf("first switches %+v, want the idle CPU's to hog-1 (START_DEBIT's smaller vslice), and no switch in the first ms", sw[:min(2, len(sw))])
+	}
+}
+
+// A task woken by another that then blocks runs when the waker is off
+// the CPU: without cost_block_ns and noise at the same ns as its
+// sched_waking, with them never.
+func TestNoiseNoZeroChainWakeup(t *testing.T) {
+	js := `{"tasks": {"a": {"timer": {"ref": "t", "period": 1000}, "run": 50, "resume": "b"},
+		"b": {"policy": "SCHED_BATCH", "suspend": "b", "run": 50}}}` // a batch wakee never preempts
+	delays := func(p sim.Params) []int64 {
+		rec := &trace.Recorder{}
+		run(t, sim.Config{Spec: spec(t, js), Sched: schedConfig(t, "cfs-6.1", 1, nil, nil), Params: p, Duration: 1e8, Seed: 5, Sink: rec, Check: true})
+		var out []int64
+		waking := map[int32]int64{}
+		for _, ev := range rec.Events {
+			switch ev.Kind {
+			case trace.Waking:
+				if ev.Comm == "b" {
+					waking[ev.PID] = ev.TS
+				}
+			case trace.Switch:
+				if w, ok := waking[ev.NextPID]; ok {
+					out = append(out, ev.TS-w)
+					delete(waking, ev.NextPID)
+				}
+			}
+		}
+		if len(out) < 50 {
+			t.Fatalf("only %d chain wakeups", len(out))
+		}
+		return out
+	}
+	if d := delays(sim.DefaultParams()); d[0] != 0 {
+		t.Fatalf("noise off: the chain's wakee waits %d ns, the premise (0) is gone", d[0])
+	}
+	p := sim.DefaultParams()
+	p.NoiseResched = 300
+	for _, d := range delays(p) {
+		if d <= 0 {
+			t.Fatalf("noise on: a chain wakeup of %d ns", d)
+		}
+	}
+	p = sim.DefaultParams()
+	p.CostBlock = 7000
+	if d := delays(p); d[0] != 7000 {
+		t.Errorf("cost_block_ns 7000: the wakee waits %d ns for its waker to block", d[0])
 	}
 }

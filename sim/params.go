@@ -77,6 +77,11 @@ type Params struct {
 	// CPU): the reschedule IPI's delivery, which a local wakeup does not
 	// wait for.
 	CostIPI int64
+	// CostBlock is CPU time a task spends in a blocking call (a sleep, a
+	// timer wait, a suspend) before its schedule(): the system call's
+	// entry and its way into the scheduler. A wakee queued meanwhile waits
+	// for it. 0 blocks at once, as the engine did before.
+	CostBlock int64
 	// The noise model (noise.go): the timing jitter of a real machine,
 	// each the mean of an exponential delay added to every occurrence of
 	// a path, drawn from a stream of the run's seed of its own. 0 turns
@@ -86,7 +91,8 @@ type Params struct {
 	// the interrupt's entry, the hrtimer code and, on a VM, its injection.
 	NoiseTimer int64
 	// NoiseResched jitters a reschedule's way to schedule() (idle or
-	// busy CPU): the wakee's sched_waking to its sched_switch.
+	// busy CPU, and a blocking call's, cost_block_ns): the wakee's
+	// sched_waking to its sched_switch.
 	NoiseResched int64
 	// NoiseSwitch jitters each context switch's cost, charged to the
 	// incoming task (cache and TLB refills: its way back to user code).
@@ -110,6 +116,7 @@ const (
 	ParamTickPhase   = "tick_phase_ns"
 	ParamIdleResched = "cost_idle_resched_ns"
 	ParamIPI         = "cost_ipi_ns"
+	ParamBlock       = "cost_block_ns"
 	ParamNoiseTimer  = "noise_timer_ns"
 	ParamNoiseResch  = "noise_resched_ns"
 	ParamNoiseSwitch = "noise_switch_ns"
@@ -168,6 +175,7 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamResched, Default: defaultResched, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a preempting wakeup, tick or renice to the running task's schedule() (rest of the interrupt or system call, return to user), spent by that task"},
 		{Name: ParamTickPhase, Default: seededTickPhase, Unit: "ns", Min: -1, Max: 1e8, Doc: "where the workload's time 0 falls in a jiffy: -1 draws it from the seed (uniform within a tick), 0 starts on a jiffy boundary; below 10^9/HZ"},
 		{Name: ParamIdleResched, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "delay from a task queued on an idle CPU to the switch to it (rest of try_to_wake_up, idle loop exit, schedule()); 0 switches at once"},
+		{Name: ParamBlock, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of a blocking call (sleep, timer wait, suspend) before its schedule(); 0 blocks at once"},
 		{Name: ParamIPI, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "extra delay of a reschedule that a wakeup on another CPU asked for (the reschedule IPI)"},
 		{Name: ParamNoiseTimer, Default: 0, Unit: "ns", Min: 0, Max: 1e8, Doc: "noise: mean of an exponential extra delay of every timer's delivery, seeded from the run's seed; 0 is off"},
 		{Name: ParamNoiseResch, Default: 0, Unit: "ns", Min: 0, Max: 1e8, Doc: "noise: mean of an exponential extra delay of every reschedule's way to schedule() (sched_waking to sched_switch), seeded; 0 is off"},
@@ -208,6 +216,8 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.IdleResched = v
 	case ParamIPI:
 		p.CostIPI = v
+	case ParamBlock:
+		p.CostBlock = v
 	case ParamNoiseTimer:
 		p.NoiseTimer = v
 	case ParamNoiseResch:
@@ -239,7 +249,7 @@ func (p Params) Values() map[string]int64 {
 		ParamResched:   p.CostResched,
 		ParamTickPhase: p.TickPhase,
 	}
-	for name, v := range map[string]int64{ParamIdleResched: p.IdleResched, ParamIPI: p.CostIPI,
+	for name, v := range map[string]int64{ParamIdleResched: p.IdleResched, ParamIPI: p.CostIPI, ParamBlock: p.CostBlock,
 		ParamNoiseTimer: p.NoiseTimer, ParamNoiseResch: p.NoiseResched, ParamNoiseSwitch: p.NoiseSwitch} {
 		if v != 0 {
 			m[name] = v

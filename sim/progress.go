@@ -72,7 +72,7 @@ func (t *Task) doing() string {
 	switch t.action {
 	case actExit:
 		return "exit"
-	case actFork, actYield, actResume, actStep:
+	case actFork, actYield, actResume, actBlock, actStep:
 		if t.phase >= 0 && t.phase < len(t.def.Phases) {
 			if ph := t.def.Phases[t.phase]; t.event > 0 && t.event <= len(ph.Events) {
 				ev := &ph.Events[t.event-1]

@@ -26,6 +26,7 @@ const (
 	actYield                // the sched_yield() system call takes effect
 	actExit                 // exit() finishes
 	actResume               // a resume's system call reaches try_to_wake_up
+	actBlock                // a blocking call (sleep, timer wait, suspend) reaches schedule()
 )
 
 // mark identifies a timer expiry whose callback has not started yet.
@@ -84,6 +85,9 @@ type Task struct {
 	inputWake bool
 	// resumeEv is the resume event whose system call is in progress.
 	resumeEv *workload.Event
+	// blockEv is the blocking event whose way into schedule() is in
+	// progress (cost_block_ns).
+	blockEv *workload.Event
 	// own holds this thread's private ("unique…") rt-app timers.
 	own map[int]*rtTimerState
 	// ownSched: a forked thread still has its parent's policy and nice,
@@ -134,6 +138,10 @@ func (e *Engine) complete(t *Task) {
 		case actResume:
 			e.resume(t, t.resumeEv)
 			t.action, t.work, t.resumeEv = actStep, 0, nil
+		case actBlock:
+			ev := t.blockEv
+			t.action, t.work, t.blockEv = actStep, 0, nil
+			e.blockEvent(t, ev)
 		}
 		if pending {
 			c.schedNow()
@@ -168,6 +176,42 @@ func (e *Engine) step(t *Task) {
 	case workload.Runtime:
 		d := e.draw(ev.Dur)
 		t.work, t.action, t.deadline = d, actStep, e.now+d
+	case workload.Sleep, workload.Timer, workload.Suspend:
+		if ev.Kind == workload.Suspend && t.resumed {
+			t.resumed = false
+			t.work, t.action = 0, actStep
+			return
+		}
+		// The system call's way into schedule() (cost_block_ns and the
+		// reschedule noise), spent before the task blocks. An rt-app timer
+		// already passed is charged too: rt-app reads the clock before it
+		// decides not to sleep.
+		if d := e.p.CostBlock + e.noise(e.p.NoiseResched); d > 0 {
+			t.work, t.action, t.blockEv = d, actBlock, ev
+			return
+		}
+		e.blockEvent(t, ev)
+	case workload.Fork:
+		t.work, t.action, t.forkDef = e.p.CostFork, actFork, ev.Fork
+	case workload.Yield:
+		t.work, t.action = e.p.CostYield, actYield
+	case workload.Resume:
+		// The waker's system call and try_to_wake_up take CPU time
+		// before the wakee is woken.
+		t.work, t.action, t.resumeEv = e.p.CostWakeup, actResume, ev
+	case workload.LatencyEnd:
+		if t.token.set {
+			e.emitMark(t, markCallback, t.token, 0)
+			t.token = mark{}
+		}
+		t.work, t.action = 0, actStep
+	}
+}
+
+// blockEvent runs a sleep, a timer wait or a suspend: t blocks (or, for a
+// timer already passed or a resume already arrived, goes on).
+func (e *Engine) blockEvent(t *Task, ev *workload.Event) {
+	switch ev.Kind {
 	case workload.Sleep:
 		d := e.draw(ev.Dur)
 		e.block(t)
@@ -181,10 +225,6 @@ func (e *Engine) step(t *Task) {
 		}
 	case workload.Timer:
 		e.timerEvent(t, ev)
-	case workload.Fork:
-		t.work, t.action, t.forkDef = e.p.CostFork, actFork, ev.Fork
-	case workload.Yield:
-		t.work, t.action = e.p.CostYield, actYield
 	case workload.Suspend:
 		if t.resumed {
 			t.resumed = false
@@ -193,16 +233,6 @@ func (e *Engine) step(t *Task) {
 		}
 		t.suspended = true
 		e.block(t)
-	case workload.Resume:
-		// The waker's system call and try_to_wake_up take CPU time
-		// before the wakee is woken.
-		t.work, t.action, t.resumeEv = e.p.CostWakeup, actResume, ev
-	case workload.LatencyEnd:
-		if t.token.set {
-			e.emitMark(t, markCallback, t.token, 0)
-			t.token = mark{}
-		}
-		t.work, t.action = 0, actStep
 	}
 }
 

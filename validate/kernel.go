@@ -104,7 +104,7 @@ const (
 )
 
 // The VM's wakeup path and noise, for the simulation of every VM run:
-// measured once, from two traced 4 s runs on debian-6.1 (Linux
+// measured once, from traced 4 s runs on debian-6.1 (Linux
 // 6.1.0-57-cloud-amd64), one vCPU, TCG icount, 2026-12-01
 // (`schedlab measure --kernel debian-6.1 SCENARIO --cpus 0 --duration 4s
 // --trace`): wakeup-latency, whose timer wakes a helper on an idle vCPU
@@ -136,6 +136,13 @@ const (
 //   - Context switches: the probe's 3.2 µs (VMContextSwitch) and no noise
 //     (noise_switch_ns 0): TCG has no cache model, and the switch to the
 //     periodic task's first mark takes 6 µs in all but 2 of 398 samples.
+//   - A blocking call's way into schedule(), from a third traced run,
+//     fidelity's wakeup-chain (a task wakes the next and then waits:
+//     397 links): the waker's sched_waking of the wakee to its own
+//     sched_switch away (prev_state S) to that wakee, 7 µs in 366 and
+//     8 µs in 31, mean 7.08 µs. In the engine that is the blocking call
+//     after the resume (cost_block_ns) and its noise: VMBlock 6.8 µs +
+//     VMNoiseResched.
 //   - cost_ipi_ns stays 0: under icount a second vCPU runs only when the
 //     first's turn ends, which no IPI cost describes (docs/vm.md).
 //
@@ -146,6 +153,7 @@ const (
 	VMIdleResched  = 5900
 	VMNoiseResched = 300
 	VMNoiseTimer   = 150
+	VMBlock        = 6800
 )
 
 // DefaultHZ is what a kernel without a readable configuration is assumed
@@ -174,7 +182,7 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 	m := &vmModel{policy: policy, tunables: map[string]int64{
 		sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork, sim.ParamExec: VMExec,
 		sim.ParamResched: VMResched, sim.ParamIdleResched: VMIdleResched,
-		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer,
+		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
 	}, notes: []string{why}}
 	hzWhy := fmt.Sprintf("HZ %d (the kernel's CONFIG_HZ when its run was recorded)", hz)
 	if hz == 0 {

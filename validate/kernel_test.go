@@ -64,7 +64,7 @@ func TestModelForVM(t *testing.T) {
 		t.Errorf("features %q, want %q (SIS_AVG_CPU, of 5.x, is not the model's)", m.features, want)
 	}
 	for k, want := range map[string]int64{sim.ParamHZ: 1000, sim.ParamCtxSwitch: VMContextSwitch, sim.ParamFork: VMFork,
-		sim.ParamResched: VMResched, sim.ParamIdleResched: VMIdleResched, sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer,
+		sim.ParamResched: VMResched, sim.ParamIdleResched: VMIdleResched, sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
 		"sched_latency_ns": 12000000, "sched_min_granularity_ns": 1500000} {
 		if m.tunables[k] != want {
 			t.Errorf("%s = %d, want %d", k, m.tunables[k], want)
