@@ -14,14 +14,16 @@ import "math/rand/v2"
 //
 // The noise is off by default (every mean 0): the seed experiments model
 // 2008 and 2010 machines whose noise nobody measured, and a default of
-// the right order would still be a guess; their claims are checked once
-// with the VM's measured noise instead (EXPERIMENTS.md, "Noise").
+// the right order would still be a guess; their claims are checked again
+// with the VM's measured noise and ten times it instead
+// (experiment.NoiseLevels; EXPERIMENTS.md, "Changes of the model").
 // validate's VM profile turns it on with the means measured once on the
 // VM (validate.VMNoiseTimer, VMNoiseResched).
 //
 // An exponential is the plainest law with a floor and a tail: the base
 // cost is the path's fixed part (cost_wakeup_ns, cost_resched_ns,
-// cost_idle_resched_ns, cost_context_switch_ns), the noise only adds.
+// cost_idle_resched_ns, cost_block_ns, cost_context_switch_ns), the noise
+// only adds.
 
 // newNoiseRNG is the noise stream of a run: seeded by the seed alone, with
 // constants of its own so that it shares no draws with the workload's or
