@@ -130,3 +130,36 @@ func TestResimulate(t *testing.T) {
 		t.Errorf("a host validation was re-simulated")
 	}
 }
+
+// A SIGEV_THREAD helper's own run is glibc's on a real machine: the
+// simulation of a real run drops it, and only it, from a copy.
+func TestWithoutHelperWork(t *testing.T) {
+	spec, _, err := workload.Load("wakeup-latency-make-j10", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func(s *workload.Spec, name string) int {
+		n := 0
+		for _, task := range s.Tasks {
+			if task.Name == name {
+				for _, ph := range task.Phases {
+					for _, e := range ph.Events {
+						if e.Kind == workload.Run {
+							n++
+						}
+					}
+				}
+			}
+		}
+		return n
+	}
+	out := WithoutHelperWork(spec)
+	if runs(spec, "sigev-helper") == 0 || runs(out, "sigev-helper") != 0 {
+		t.Errorf("helper runs: %d in the file, %d after", runs(spec, "sigev-helper"), runs(out, "sigev-helper"))
+	}
+	for _, name := range []string{"callback", "cc1", "make"} {
+		if runs(out, name) != runs(spec, name) || runs(spec, name) == 0 {
+			t.Errorf("%s: %d runs after, %d in the file", name, runs(out, name), runs(spec, name))
+		}
+	}
+}
