@@ -99,6 +99,9 @@ type Engine struct {
 	stall []*stallSeen
 	// maxThreads bounds the threads alive at once (workload.MaxThreads).
 	maxThreads int
+	// syncs are the workload's mutexes, conditions, barriers and
+	// semaphores (sync.go), made at their first use.
+	syncs *syncObjs
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the
@@ -830,6 +833,7 @@ func (e *Engine) exit(t *Task) {
 // suspend. An input sample token the waker carries goes to the wakee. A
 // name that matches no live thread makes it a no-op.
 func (e *Engine) resume(waker *Task, ev *workload.Event) {
+	e.resumeCond(waker, ev)
 	t := e.resumeTarget(ev)
 	if t == nil {
 		return
@@ -857,6 +861,9 @@ func (e *Engine) resumeTarget(ev *workload.Event) *Task {
 		if t.st.Comm == comm {
 			return t
 		}
+	}
+	if ev.TargetDef < 0 {
+		return nil
 	}
 	def := e.spec.Tasks[ev.TargetDef]
 	for _, t := range e.alive {

@@ -101,6 +101,8 @@ type Task struct {
 	// inheritedResched is TIF_NEED_RESCHED copied from the parent at
 	// fork: the child reschedules as soon as it is switched in.
 	inheritedResched bool
+	// sy is its part in mutexes, conditions, barriers (sync.go).
+	sy syncState
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
@@ -142,6 +144,8 @@ func (e *Engine) complete(t *Task) {
 			ev := t.blockEv
 			t.action, t.work, t.blockEv = actStep, 0, nil
 			e.blockEvent(t, ev)
+		default:
+			e.syncAction(t) // sync.go
 		}
 		if pending {
 			c.schedNow()
@@ -177,7 +181,9 @@ func (e *Engine) step(t *Task) {
 		d := e.draw(ev.Dur)
 		t.work, t.action, t.deadline = d, actStep, e.now+d
 	case workload.Sleep, workload.Timer, workload.Suspend:
-		if ev.Kind == workload.Suspend && t.resumed {
+		// A suspend on a rendezvous (rt-app 1.0) is a condition wait:
+		// no resume is remembered for it.
+		if ev.Kind == workload.Suspend && ev.Cond < 0 && t.resumed {
 			t.resumed = false
 			t.work, t.action = 0, actStep
 			return
@@ -205,6 +211,8 @@ func (e *Engine) step(t *Task) {
 			t.token = mark{}
 		}
 		t.work, t.action = 0, actStep
+	default:
+		e.syncStep(t, ev) // sync.go
 	}
 }
 
@@ -226,6 +234,10 @@ func (e *Engine) blockEvent(t *Task, ev *workload.Event) {
 	case workload.Timer:
 		e.timerEvent(t, ev)
 	case workload.Suspend:
+		if ev.Cond >= 0 {
+			e.suspendOn(t, ev.Cond) // sync.go
+			return
+		}
 		if t.resumed {
 			t.resumed = false
 			t.work, t.action = 0, actStep

@@ -549,3 +549,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestBareKey(t *testing.T) {
+	v := mustParse(t, "{\"a\": 1,\n \"suspend\",\n \"b\": 2, \"last\"}")
+	want := []struct {
+		key  string
+		bare bool
+		kind Kind
+	}{{"a", false, Number}, {"suspend", true, Null}, {"b", false, Number}, {"last", true, Null}}
+	if len(v.Members) != len(want) {
+		t.Fatalf("%d members, want %d", len(v.Members), len(want))
+	}
+	for i, w := range want {
+		m := v.Members[i]
+		if m.Key != w.key || m.Bare != w.bare || m.Value.Kind != w.kind {
+			t.Errorf("member %d = %q bare %v %v, want %q bare %v %v", i, m.Key, m.Bare, m.Value.Kind, w.key, w.bare, w.kind)
+		}
+	}
+	if p := v.Members[1].Value.Pos; p != (Pos{2, 11}) {
+		t.Errorf("bare value at %v, want 2:11 (the comma)", p)
+	}
+}
