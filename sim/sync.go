@@ -55,14 +55,14 @@ import (
 
 // Actions of the sync events, after the task's CPU work (task.go's action).
 const (
-	actLock       action = iota + 64 // try to take mutex sy.res
-	actWakeMutex                     // unlock's futex wake of mutex sy.res
-	actSignal                        // wake the first waiter of condition sy.res
-	actBroadcast                     // wake every waiter of condition sy.res
-	actSigWait                       // signal condition sy.res, then wait on it
-	actBarrierWake                   // the last arrival wakes barrier sy.res's waiters
-	actBarrierBack                   // a barrier waiter runs again: count itself back
-	actSemWake                       // sem_post hands a unit to semaphore sy.res's first waiter
+	actLock        action = iota + 64 // try to take mutex sy.res
+	actWakeMutex                      // unlock's futex wake of mutex sy.res
+	actSignal                         // wake the first waiter of condition sy.res
+	actBroadcast                      // wake every waiter of condition sy.res
+	actSigWait                        // signal condition sy.res, then wait on it
+	actBarrierWake                    // the last arrival wakes barrier sy.res's waiters
+	actBarrierBack                    // a barrier waiter runs again: count itself back
+	actSemWake                        // sem_post hands a unit to semaphore sy.res's first waiter
 )
 
 // syncState is a task's part in the sync objects.

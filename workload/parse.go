@@ -93,7 +93,7 @@ type parser struct {
 	suspends []forkRef
 	// instances is the instance count of the task being read.
 	instances int
-	groups  map[string]uint64
+	groups    map[string]uint64
 	// events and threads count what the file asks for so far, against
 	// MaxEvents and MaxThreads.
 	events, threads int
