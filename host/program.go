@@ -172,6 +172,9 @@ func checkHost(spec *workload.Spec) error {
 			}
 		}
 	}
+	if err := checkHostEvents(spec); err != nil {
+		return err
+	}
 	for ti, t := range spec.Tasks {
 		// Threads that may wait on this task's timers: its copies, and any
 		// number of forked ones (counted as two: more than one).

@@ -208,10 +208,10 @@ func (e *Engine) checkTaskDef(d *workload.Task) error {
 	}
 	for _, c := range d.Props.CPUs {
 		if c < 0 || c >= len(e.cpus) {
-			return fmt.Errorf("task %q: cpus lists CPU %d, but the run has %d CPU(s) (0-%d)", d.Name, c, len(e.cpus), len(e.cpus)-1)
+			return fmt.Errorf("task %q: cpus lists CPU %d, but the run has %d CPU(s) (0-%d): run it with --cpus %d or more", d.Name, c, len(e.cpus), len(e.cpus)-1, c+1)
 		}
 	}
-	return nil
+	return e.checkPhases(d)
 }
 
 // Class returns the run's scheduling class (for tests and reports).
@@ -515,6 +515,7 @@ func (e *Engine) schedule(c *CPU) {
 		if prev.classSwitch {
 			e.switchClass(c, prev)
 		}
+		e.moveDisallowed(c, prev) // phaseprops.go
 	}
 	if e.stack != nil {
 		var p *sched.Task

@@ -286,6 +286,7 @@ func (t *Task) next() *workload.Event {
 // begins and they stay for later phases.
 func (t *Task) enterPhase(ph *workload.Phase) {
 	t.phaseLoops = ph.Loop
+	t.phaseAffinity(ph)
 	if ph.Props.Nice != nil && *ph.Props.Nice != t.st.Nice {
 		c := t.e.cpus[t.st.CPU]
 		if t.onRQ {

@@ -151,6 +151,9 @@ func checkEvent(spec *workload.Spec, task string, ev workload.Event, timerThread
 	case workload.LatencyEnd:
 		return fmt.Errorf("%s uses latency_end (event %q, a schedlab extension), which rt-app 1.0 ignores", task, ev.Key)
 	case workload.Resume:
+		if ev.TargetDef < 0 {
+			return fmt.Errorf("%s resumes the rendezvous %q, which schedlab does not convert for rt-app 1.0 yet", event, ev.Target)
+		}
 		def := spec.Tasks[ev.TargetDef]
 		if ev.Target != def.Name {
 			return fmt.Errorf("%s resumes %q, one instance of task %q, but rt-app 1.0 names every instance %q", event, ev.Target, def.Name, def.Name)

@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"schedlab/workload"
+)
+
+// A phase's scheduling properties take effect when the phase begins, as
+// rt-app sets them (set_thread_affinity, set_thread_param, ...) before
+// the phase's first event. The nice level is task.go's enterPhase; this
+// file does the CPU affinity and refuses the changes the engine cannot
+// make yet.
+
+// checkPhases rejects, before the run starts, phase properties the engine
+// does not simulate: a change of policy, task group or custom slice in
+// the middle of a task's life.
+func (e *Engine) checkPhases(d *workload.Task) error {
+	pol := e.spec.DefaultPolicy
+	if d.Props.Policy != nil {
+		pol = *d.Props.Policy
+	}
+	group := ""
+	if d.Props.TaskGroup != nil {
+		group = *d.Props.TaskGroup
+	}
+	for _, ph := range d.Phases {
+		p := ph.Props
+		where := fmt.Sprintf("task %q phase %q", d.Name, ph.Name)
+		if p.Policy != nil && *p.Policy != pol {
+			return fmt.Errorf("%s: changing the policy from %v to %v in a phase is not simulated (the fair class's policies differ in their wakeup preemption, which a switch midway would have to carry over)", where, pol, *p.Policy)
+		}
+		if p.TaskGroup != nil && *p.TaskGroup != group {
+			return fmt.Errorf("%s: moving to task group %q in a phase is not simulated (a running task changing cgroup, sched_move_task)", where, *p.TaskGroup)
+		}
+		if p.Slice != 0 && p.Slice != d.Props.Slice {
+			return fmt.Errorf("%s: changing dl-runtime (the custom slice) in a phase is not simulated", where)
+		}
+		for _, c := range p.CPUs {
+			if c < 0 || c >= len(e.cpus) {
+				return fmt.Errorf("%s: cpus lists CPU %d, but the run has %d CPU(s) (0-%d): run it with --cpus %d or more", where, c, len(e.cpus), len(e.cpus)-1, slices.Max(p.CPUs)+1)
+			}
+		}
+	}
+	return nil
+}
+
+// phaseAffinity sets the running task t's CPU mask for phase ph: the
+// phase's "cpus", else the task's (rt-app: a phase without cpus inherits
+// the task's, not the previous phase's). If t's CPU is no longer allowed,
+// t must leave it: schedule() moves it (moveDisallowed), as the kernel's
+// migration stopper preempts a task whose affinity excludes its CPU.
+func (t *Task) phaseAffinity(ph *workload.Phase) {
+	allowed := ph.Props.CPUs
+	if allowed == nil {
+		allowed = t.def.Props.CPUs
+	}
+	if slices.Equal(allowed, t.allowed) {
+		return
+	}
+	t.allowed = allowed
+	if !t.allowedOn(t.st.CPU) {
+		t.e.cpus[t.st.CPU].Resched()
+	}
+}
+
+// moveDisallowed moves prev, just put back on c's queue by schedule(), to
+// the least loaded CPU it is allowed on if c is not one of them.
+func (e *Engine) moveDisallowed(c *CPU, prev *Task) {
+	if prev.state != stRunnable || prev.allowedOn(c.id) {
+		return
+	}
+	var dst *CPU
+	for _, o := range e.cpus {
+		if prev.allowedOn(o.id) && (dst == nil || e.load(o) < e.load(dst)) {
+			dst = o
+		}
+	}
+	e.migrate(prev, dst, true)
+}
