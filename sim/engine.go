@@ -102,6 +102,9 @@ type Engine struct {
 	// syncs are the workload's mutexes, conditions, barriers and
 	// semaphores (sync.go), made at their first use.
 	syncs *syncObjs
+	// rtLogOn keeps rt-app's per-thread logs (rtapplog.go) in rtLogs.
+	rtLogOn bool
+	rtLogs  []*RtappLog
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the

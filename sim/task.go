@@ -103,6 +103,8 @@ type Task struct {
 	inheritedResched bool
 	// sy is its part in mutexes, conditions, barriers (sync.go).
 	sy syncState
+	// rl is its rt-app log, when the run keeps them (rtapplog.go).
+	rl *RtappLog
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
@@ -169,6 +171,7 @@ func (e *Engine) step(t *Task) {
 		e.emitMark(t, markCallback, t.resumeMark, 0)
 		t.resumeMark = mark{}
 	}
+	t.logStep()
 	ev := t.next()
 	if ev == nil {
 		t.work, t.action = e.p.CostExit, actExit
@@ -177,9 +180,11 @@ func (e *Engine) step(t *Task) {
 	switch ev.Kind {
 	case workload.Run:
 		t.work, t.action = e.draw(ev.Dur), actStep
+		t.logEvent(ev, t.work)
 	case workload.Runtime:
 		d := e.draw(ev.Dur)
 		t.work, t.action, t.deadline = d, actStep, e.now+d
+		t.logEvent(ev, d)
 	case workload.Sleep, workload.Timer, workload.Suspend:
 		// A suspend on a rendezvous (rt-app 1.0) is a condition wait:
 		// no resume is remembered for it.
@@ -257,9 +262,13 @@ func (t *Task) next() *workload.Event {
 		if t.phase >= 0 {
 			ph := phases[t.phase]
 			if t.event < len(ph.Events) {
+				if t.event == 0 {
+					t.logLoopStart()
+				}
 				t.event++
 				return &ph.Events[t.event-1]
 			}
+			t.logLoopEnd()
 			t.event = 0
 			if t.phaseLoops > 0 {
 				t.phaseLoops--

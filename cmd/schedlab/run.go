@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -11,6 +13,7 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/sched"
+	"schedlab/sim"
 	"schedlab/workload"
 )
 
@@ -82,6 +85,7 @@ func runCmd() *cobra.Command {
 	var s simFlags
 	var asJSON, hist, pids bool
 	var tasks int
+	var rtappLog string
 	var out outputs
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
@@ -103,6 +107,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 				return err
 			}
 			req.Keep.PerTask = pids
+			req.Keep.RtappLog = rtappLog != ""
 			oc, err := lab.Simulate(req)
 			var end int64
 			if oc != nil {
@@ -116,6 +121,11 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 			}
 			if err := out.writeHTML("schedlab run "+a[0], oc); err != nil {
 				return err
+			}
+			if rtappLog != "" {
+				if err := writeRtappLogs(rtappLog, req.Spec.Global.LogBasename, oc.RtappLogs); err != nil {
+					return err
+				}
 			}
 			w := out.reportTo()
 			if pids {
@@ -135,6 +145,30 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json (memory then grows with the tasks forked)")
+	f.StringVar(&rtappLog, "rtapp-log", "", "write rt-app's per-thread logs (BASENAME-THREAD-N.log, BASENAME from global.log_basename) into `DIR`")
 	out.flags(cmd, true)
 	return cmd
+}
+
+// writeRtappLogs writes rt-app's per-thread logs into dir, named as rt-app
+// names them: log_basename-thread.log.
+func writeRtappLogs(dir, basename string, logs []*sim.RtappLog) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, l := range logs {
+		path := filepath.Join(dir, basename+"-"+l.Name+".log")
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		_, err = l.WriteTo(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--rtapp-log: %w", err)
+		}
+	}
+	return nil
 }
