@@ -247,6 +247,9 @@ func FuzzParse(f *testing.F) {
 		`{"tasks": {"x": {"timer": {"ref": "k", "period": {"dist": "uniform", "min": 1, "max": 9}, "notify": "input"}, "resume": "y", "latency_end": 0}, "y": {"instance": 2, "suspend": 0}}}`,
 		`{"tasks": {"a": {"delay": 10000000000000, "loop": 2147483647, "run": 10000000000000, "taskgroup": "/user.slice/a"}}}`,
 		`{"tasks": {"a": {"delay": 10000000000001, "loop": 2147483648, "run": 18446744073709552, "taskgroup": "/a/../b"}}}`,
+		`{"global": {"pi_enabled": true, "frag": 1, "calibration": 10}, "tasks": {"a": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "barrier": "b"}, "b": {"signal": "c", "broad": "c", "sync": {"ref": "c"}, "barrier": "b"}}}`,
+		`{"tasks": {"a": {"suspend", "mem": 10, "iorun": 5, "memrun": {"type": "chase", "count": 3}, "sem_post": "s", "sem_wait": "s"}, "b": {"resume": "x"}, "c": {"suspend": "x"}}}`,
+		`{"tasks": {"a": {"cpus": [1], "phases": {"p": {"cpus": [0], "priority": 3, "util_min": 5, "run": 1}}}}}`,
 		`{`, `[]`, `{"tasks": 1}`,
 	} {
 		f.Add([]byte(s))
@@ -301,8 +304,22 @@ func FuzzParse(f *testing.F) {
 					if ev.Kind == Timer && (ev.Timer < 0 || ev.Timer >= len(s.Timers) || ev.Period <= 0) {
 						t.Fatal("bad timer event")
 					}
-					if ev.Kind == Resume && (ev.TargetDef < 0 || ev.TargetDef >= len(s.Tasks)) {
+					if ev.Kind == Resume && (ev.TargetDef < -1 || ev.TargetDef >= len(s.Tasks) || ev.Cond < -1 || ev.Cond >= len(s.Conds) || ev.TargetDef < 0 && ev.Cond < 0) {
 						t.Fatal("resume target out of range")
+					}
+					if ev.Kind == Suspend && (ev.Cond < -1 || ev.Cond >= len(s.Conds)) {
+						t.Fatal("suspend rendezvous out of range")
+					}
+					n := map[EventKind]int{Lock: len(s.Mutexes), Unlock: len(s.Mutexes), Wait: len(s.Conds), Signal: len(s.Conds),
+						Broadcast: len(s.Conds), SigAndWait: len(s.Conds), Barrier: len(s.Barriers), SemPost: len(s.Sems), SemWait: len(s.Sems)}
+					if max, ok := n[ev.Kind]; ok && (ev.Res < 0 || ev.Res >= max) {
+						t.Fatalf("event %q: object %d of %d", ev.Key, ev.Res, max)
+					}
+					if (ev.Kind == Wait || ev.Kind == SigAndWait) && (ev.Mutex < 0 || ev.Mutex >= len(s.Mutexes)) {
+						t.Fatalf("event %q: mutex %d of %d", ev.Key, ev.Mutex, len(s.Mutexes))
+					}
+					if ev.Bytes < 0 || ev.Bytes > MaxBytes {
+						t.Fatalf("event %q: %d bytes", ev.Key, ev.Bytes)
 					}
 				}
 			}
