@@ -77,6 +77,14 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	for _, g := range groups {
 		w(hexs(g))
 	}
+	g := spec.Global
+	w("sync", b2i(g.PIEnabled), len(spec.Mutexes), len(spec.Conds), len(spec.Barriers), len(spec.Sems))
+	users := []any{"users"}
+	for _, br := range spec.Barriers {
+		users = append(users, br.Users)
+	}
+	w(users...)
+	w("io", g.MemBufferSize, hexs(g.IODevice))
 	props := func(where string, p workload.Props, top bool) (string, error) {
 		nice, hasNice := 0, 0
 		if p.Nice != nil {
@@ -98,7 +106,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		if top && len(set) == 0 {
 			set = cpus
 		}
-		if top && len(p.CPUs) > 0 && cpus != nil {
+		if len(p.CPUs) > 0 && cpus != nil {
 			for _, c := range p.CPUs {
 				if !slices.Contains(cpus, c) {
 					return "", unsupported("%s: \"cpus\" has CPU %d, outside --cpus %s", where, c, FormatCPUs(cpus))
@@ -139,7 +147,8 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 			w(pp)
 			w(len(ph.Events))
 			for _, e := range ph.Events {
-				w("event", workerCode(eventCode, e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target))
+				w("event", workerCode(eventCode, e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target),
+					e.Res, e.Mutex, e.Cond, e.Bytes)
 			}
 		}
 	}
