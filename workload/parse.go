@@ -120,6 +120,7 @@ type forkRef struct {
 	idx  int
 	name string
 	pos  jsonc.Pos
+	def  int // for a suspend: the index of the task it is in
 }
 
 func (p *parser) errf(pos jsonc.Pos, format string, args ...any) error {
@@ -196,9 +197,10 @@ func (p *parser) file0(root *jsonc.Value) error {
 			return p.errf(f.pos, "fork of undefined task %q (defined: %s)", f.name, p.taskNames())
 		}
 	}
-	// A suspend whose value names no thread waits on that rendezvous.
+	// A suspend whose value names another thread, or none, waits on that
+	// rendezvous.
 	for _, r := range p.suspends {
-		if p.threadDef(r.name) < 0 {
+		if p.threadDef(r.name) != r.def {
 			r.ph.Events[r.idx].Cond = resIndex(&p.spec.Conds, r.name)
 		}
 	}
@@ -709,10 +711,10 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 		// rt-app HEAD waits on a condition named after the thread and
 		// ignores the value; rt-app 1.0 (Debian's) waits on the condition
 		// the value names, which its examples use as a rendezvous. A
-		// value that is no thread's name is such a rendezvous.
+		// value other than the thread's own name is such a rendezvous.
 		ev.Kind = Suspend
 		if v.Kind == jsonc.String && v.Str != "" {
-			p.suspends = append(p.suspends, forkRef{ph: ph, idx: len(ph.Events), name: v.Str, pos: v.Pos})
+			p.suspends = append(p.suspends, forkRef{ph: ph, idx: len(ph.Events), name: v.Str, pos: v.Pos, def: len(p.spec.Tasks)})
 		}
 	case "resume":
 		if v.Kind != jsonc.String || v.Str == "" {

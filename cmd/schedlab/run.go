@@ -132,6 +132,12 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 				oc.Report.Tasks = oc.Report.PerTask
 			}
 			if asJSON {
+				// The text report prints the file's warnings (ignored
+				// keys, collapsed duplicates); beside JSON they go to
+				// stderr too, where a reader of the JSON sees them.
+				for _, wm := range req.Spec.Warnings {
+					fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", report.Printable(wm))
+				}
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(oc.Report)
