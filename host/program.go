@@ -32,7 +32,7 @@ func workerCode[K comparable](table map[K]int, k K) int {
 // every thread that sets none (nil: all CPUs); a thread's own "cpus" must
 // lie within it. groupTasks maps a task-group path to the absolute path of
 // its cgroup's tasks file.
-func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed uint64) ([]byte, error) {
+func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed uint64, logDir string) ([]byte, error) {
 	if err := checkHost(spec); err != nil {
 		return nil, err
 	}
@@ -85,6 +85,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	}
 	w(users...)
 	w("io", g.MemBufferSize, hexs(g.IODevice))
+	w("log", b2i(g.CumulativeSlack), g.NsPerLoop, hexs(logDir), hexs(g.LogBasename))
 	props := func(where string, p workload.Props, top bool) (string, error) {
 		nice, hasNice := 0, 0
 		if p.Nice != nil {

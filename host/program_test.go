@@ -36,7 +36,7 @@ func TestCompileBuiltins(t *testing.T) {
 		for _, g := range spec.Groups {
 			groups[g.Path] = "/cg" + g.Path + "/tasks"
 		}
-		prog, err := compile(spec, []int{0, 1}, groups, 1)
+		prog, err := compile(spec, []int{0, 1}, groups, 1, "")
 		if err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
@@ -52,7 +52,7 @@ func TestCompileText(t *testing.T) {
 	spec := parse(t, `{"global": {"duration": 1}, "tasks": {
 		"a": {"priority": 5, "cpus": [1], "run": 100, "sleep": 200},
 		"b": {"instance": 0, "process": true, "loop": 1, "run": {"dist": "uniform", "min": 10, "max": 20}}}}`)
-	prog, err := compile(spec, nil, nil, 7)
+	prog, err := compile(spec, nil, nil, 7, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +64,7 @@ groups 0
 sync 0 0 0 0 0
 users
 io 4194304 2f6465762f6e756c6c
+log 0 0 - 72742d617070
 tasks 2
 task 61 1 0 -1 0
 props 1 5 -1 -1 -1 0 0 0 0 0 1 1
@@ -131,7 +132,7 @@ func TestCompileRefuses(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		_, err = compile(spec, []int{0}, nil, 1)
+		_, err = compile(spec, []int{0}, nil, 1, "")
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)

@@ -125,6 +125,9 @@ typedef struct {
 	int barrier_users[SL_MAXSYNC];
 	int64_t membuf;
 	char *iodev;
+	int cumulative_slack;
+	int64_t ns_per_loop; // an integer global.calibration, else 0
+	char *logdir, *logbase; // rt-app's per-thread logs ("" for none)
 	int ntasks;
 	sl_task *tasks;
 } sl_prog;
@@ -352,6 +355,11 @@ static void read_program(int fd) {
 	if (prog.membuf <= 0)
 		die("program: mem_buffer_size %lld", (long long)prog.membuf);
 	prog.iodev = hexstr();
+	expect("log");
+	prog.cumulative_slack = (int)num();
+	prog.ns_per_loop = num();
+	prog.logdir = hexstr();
+	prog.logbase = hexstr();
 	expect("tasks");
 	prog.ntasks = (int)num();
 	prog.tasks = calloc((size_t)prog.ntasks + 1, sizeof(sl_task));
@@ -488,6 +496,10 @@ typedef struct {
 	sl_own_timer own[SL_MAXTIMERS];
 	sl_posix posix[SL_MAXTIMERS];
 	char *membuf; // the buffer mem and iorun write, made at first use
+	// rt-app's log of the phase loop in progress (thread_body's ldata),
+	// in µs; log_fd is the thread's log, or -1.
+	int log_fd;
+	int64_t perf, run_us, c_duration, c_period, wu_lat, slack;
 } sl_thread;
 
 // The SIGEV_THREAD timer of a helper: glibc passes this to the callback.
@@ -745,6 +757,9 @@ static int timer_id(const sl_thread *th, int i) {
 // rt_timer is rt-app's timer: the grid starts at the thread's start and
 // advances one period per use; a thread that is already late does not
 // sleep, and in relative mode the grid restarts from now.
+// us_round is rt-app's timespec_to_usec: ns to µs, rounded half away.
+static int64_t us_round(int64_t ns) { return (int64_t)llround((double)ns / 1000.0); }
+
 static void rt_timer(sl_thread *th, const sl_event *e) {
 	const sl_timer_res *r = &prog.timers[e->timer];
 	sl_rt_timer *sh = r->perthread ? NULL : &shm->rt[e->timer];
@@ -771,12 +786,16 @@ static void rt_timer(sl_thread *th, const sl_event *e) {
 	if (sh)
 		spin_unlock(&sh->lock);
 	int id = timer_id(th, e->timer);
+	th->c_period += us_round(period);
+	th->slack = (prog.cumulative_slack ? th->slack : 0) + us_round(next - now);
 	if (late) {
+		th->wu_lat = 0; // as rt-app does for a timer already past
 		mark("timer_missed timer=%d seq=%lld", id, (long long)seq);
 		return;
 	}
 	sleep_until(next);
 	mark("callback_start timer=%d seq=%lld expected_ns=%lld", id, (long long)seq, (long long)next);
+	th->wu_lat += us_round(now_ns(CLOCK_MONOTONIC) - next);
 }
 
 // posix_wait waits for the signal of a "signal" or "input" POSIX timer
@@ -1054,11 +1073,20 @@ static void init_sync(void) {
 static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	switch (e->kind) {
 	case SL_EV_RUN:
-		busy_cpu(draw(&e->dur, &th->rng));
+	case SL_EV_RUNTIME: {
+		int64_t d = draw(&e->dur, &th->rng), t0 = now_ns(CLOCK_MONOTONIC);
+		if (e->kind == SL_EV_RUN)
+			busy_cpu(d);
+		else
+			busy_wall(d);
+		th->run_us += us_round(now_ns(CLOCK_MONOTONIC) - t0);
+		th->c_duration += us_round(d);
+		// rt-app's perf: µs over its calibrated ns per loop.
+		double per = prog.ns_per_loop > 0 ? (double)prog.ns_per_loop : shm->ns_per_loop;
+		if (per > 0)
+			th->perf += (int64_t)((double)us_round(d) / per);
 		break;
-	case SL_EV_RUNTIME:
-		busy_wall(draw(&e->dur, &th->rng));
-		break;
+	}
 	case SL_EV_SLEEP: {
 		struct timespec ts = to_ts(draw(&e->dur, &th->rng));
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
@@ -1110,6 +1138,19 @@ static void run_thread(int def, int slot, int instance) {
 		th->rng = 1;
 	prctl(PR_SET_NAME, shm->slots[slot].comm);
 	open_task_clock();
+	// The log is opened before apply_start drops the uid, as rt-app opens
+	// it before the thread runs.
+	th->log_fd = -1;
+	if (prog.logdir[0]) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s-%s-%d.log", prog.logdir, prog.logbase, t->name, slot);
+		th->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (th->log_fd < 0)
+			fprintf(stderr, "schedlab host worker: rt-app log %s: %s\n", path, strerror(errno));
+		else
+			dprintf(th->log_fd, "%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n", "#idx", "perf", "run", "period",
+			        "start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat");
+	}
 	apply_start(&t->props);
 	// A phase's "cpus" hold for the phase; one without them has the
 	// task's (rt-app's set_thread_affinity), which is what it has now.
@@ -1134,14 +1175,27 @@ static void run_thread(int def, int slot, int instance) {
 				if (CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof set, &set) < 0)
 					fprintf(stderr, "schedlab host worker: sched_setaffinity: %s\n", strerror(errno));
 			}
-			for (int pl = ph->loop; pl != 0; pl -= pl > 0)
+			for (int pl = ph->loop; pl != 0; pl -= pl > 0) {
+				th->perf = th->run_us = th->c_duration = th->c_period = th->wu_lat = th->slack = 0;
+				int64_t start = now_ns(CLOCK_MONOTONIC);
 				for (int i = 0; i < ph->nev; i++)
 					event(th, &ph->ev[i], ph);
+				int64_t end = now_ns(CLOCK_MONOTONIC);
+				// One write a line: the run's end kills the workload, and
+				// a loop it cuts is not logged (as rt-app's is not).
+				if (th->log_fd >= 0)
+					dprintf(th->log_fd, "%4d %8lld %8lld %8lld %15lld %15lld %15lld %10lld %10lld %10lld %10lld\n", slot,
+					        (long long)th->perf, (long long)th->run_us, (long long)us_round(end - start),
+					        (long long)us_round(start), (long long)us_round(end), (long long)us_round(start - shm->t0),
+					        (long long)th->slack, (long long)th->c_duration, (long long)th->c_period, (long long)th->wu_lat);
+			}
 		}
 	}
 	__atomic_store_n(&shm->slots[slot].state, 2, __ATOMIC_RELEASE);
 	close(task_fd);
 	task_fd = -1;
+	if (th->log_fd >= 0)
+		close(th->log_fd);
 	free(th->membuf);
 	free(th);
 }

@@ -113,7 +113,7 @@ func TestWorkerCodes(t *testing.T) {
 // workload language refuses such a count first, so the program is edited
 // by hand here.
 func TestWorkerRefusesLoopsOutsideAnInt(t *testing.T) {
-	prog, err := compile(parse(t, `{"tasks": {"a": {"loop": 7, "phases": {"p": {"loop": 9, "run": 1}}}}}`), nil, nil, 1)
+	prog, err := compile(parse(t, `{"tasks": {"a": {"loop": 7, "phases": {"p": {"loop": 9, "run": 1}}}}}`), nil, nil, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}

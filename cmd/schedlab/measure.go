@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func measureCmd() *cobra.Command {
 	var h hostFlags
 	var asJSON, hist, pids bool
 	var tasks int
-	var tracePath string
+	var tracePath, rtappLog string
 	var out outputs
 	var v vmFlags
 	cmd := &cobra.Command{
@@ -190,6 +191,19 @@ of schedlab kernels list, fetched first.`,
 				if err := outfile.Check(tracePath); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
+			}
+			if rtappLog != "" {
+				if v.kernel != "" {
+					return &lab.InputError{Err: errors.New("--rtapp-log is for a host run: a virtual machine's threads write in the guest")}
+				}
+				dir, err := filepath.Abs(rtappLog)
+				if err == nil {
+					err = os.MkdirAll(dir, 0o755)
+				}
+				if err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--rtapp-log: %w", err)}
+				}
+				o.RtappLogDir = dir
 			}
 			if v.kernel != "" {
 				vo, err := v.options(a[0], h.params, o, 1)
@@ -245,6 +259,7 @@ of schedlab kernels list, fetched first.`,
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
+	f.StringVar(&rtappLog, "rtapp-log", "", "have the workload's threads write rt-app's per-thread logs (BASENAME-THREAD-N.log) into `DIR`, as rt-app does (host runs only)")
 	out.flags(cmd, false)
 	v.add(cmd, true)
 	return cmd
