@@ -1147,9 +1147,14 @@ static void run_thread(int def, int slot, int instance) {
 		th->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (th->log_fd < 0)
 			fprintf(stderr, "schedlab host worker: rt-app log %s: %s\n", path, strerror(errno));
-		else
+		else {
+			int pol = t->props.policy != SL_UNSET ? t->props.policy : prog.default_policy;
+			const char *names[] = {"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE"};
+			dprintf(th->log_fd, "# Policy : %s priority : %d\n", pol >= 0 && pol <= 6 ? names[pol] : "?",
+			        t->props.has_nice ? t->props.nice : 0);
 			dprintf(th->log_fd, "%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n", "#idx", "perf", "run", "period",
 			        "start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat");
+		}
 	}
 	apply_start(&t->props);
 	// A phase's "cpus" hold for the phase; one without them has the

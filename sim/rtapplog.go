@@ -46,7 +46,10 @@ type RtappRecord struct {
 
 // RtappLog is one thread's log.
 type RtappLog struct {
-	Name    string // rt-app's thread name: the task's name, "-", its index
+	Name string // rt-app's thread name: the task's name, "-", its index
+	// Policy heads the log as rt-app 1.0 writes it: "# Policy : SCHED_OTHER
+	// priority : 0" (the nice value of a fair task at its start).
+	Policy  string
 	Records []RtappRecord
 	cur     RtappRecord
 	open    bool
@@ -67,7 +70,7 @@ func (t *Task) rtLog() *RtappLog {
 	}
 	if t.rl == nil {
 		idx := t.st.PID - pidBase - 1
-		t.rl = &RtappLog{Name: fmt.Sprintf("%s-%d", t.def.Name, idx)}
+		t.rl = &RtappLog{Name: fmt.Sprintf("%s-%d", t.def.Name, idx), Policy: fmt.Sprintf("# Policy : %v priority : %d", t.st.Policy, t.st.Nice)}
 		t.rl.cur.Idx = idx
 		t.e.rtLogs = append(t.e.rtLogs, t.rl)
 	}
@@ -159,10 +162,11 @@ func (e *Engine) nsPerLoop() int64 {
 	return 1
 }
 
-// WriteTo writes the log as rt-app does: a header, then a line per loop.
+// WriteTo writes the log as rt-app 1.0 does: the policy line, the column
+// header, then a line per loop.
 func (l *RtappLog) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	k, err := fmt.Fprintf(w, "%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n",
+	k, err := fmt.Fprintf(w, "%s\n%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n", l.Policy,
 		"#idx", "perf", "run", "period", "start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat")
 	n += int64(k)
 	for _, r := range l.Records {

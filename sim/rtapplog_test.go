@@ -28,7 +28,8 @@ func TestRtappLog(t *testing.T) {
 	}
 	var b strings.Builder
 	logs[0].WriteTo(&b)
-	want := `#idx     perf      run   period           start             end          rel_st      slack c_duration   c_period     wu_lat
+	want := `# Policy : SCHED_OTHER priority : 0
+#idx     perf      run   period           start             end          rel_st      slack c_duration   c_period     wu_lat
    0     1000    10000   100002               3          100005               3      89997      10000     100000          5
    0     1000    10000   100000          100005          200005          100005      89995      10000     100000          5
 `
