@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"schedlab/workload"
 )
@@ -59,8 +60,11 @@ type RtappLog struct {
 // before Run.
 func (e *Engine) RecordRtappLog() { e.rtLogOn = true }
 
-// RtappLogs returns every thread's log, in creation order.
-func (e *Engine) RtappLogs() []*RtappLog { return e.rtLogs }
+// RtappLogs returns the log of every thread that ran, by thread index.
+func (e *Engine) RtappLogs() []*RtappLog {
+	slices.SortFunc(e.rtLogs, func(a, b *RtappLog) int { return a.cur.Idx - b.cur.Idx })
+	return e.rtLogs
+}
 
 func usRound(ns int64) int64 { return int64(math.Round(float64(ns) / 1000)) }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"schedlab/host/rtapp"
 	"schedlab/sim"
 )
 
@@ -36,5 +37,38 @@ func TestRtappLog(t *testing.T) {
 	// The third loop is cut by the end of the run at 250 ms: not logged.
 	if b.String() != want {
 		t.Fatalf("log:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestRtappLogReadsAsRtapps: the parser of rt-app 1.0's own logs (which
+// reads what /usr/bin/rt-app writes) reads the simulator's.
+func TestRtappLogReadsAsRtapps(t *testing.T) {
+	e, err := sim.New(sim.Config{Spec: spec(t, `{"global": {"cumulative_slack": true}, "tasks": {"a": {"instance": 2, "run": 3000,
+		"timer": {"ref": "unique", "period": 10000}, "run1": 1000, "timer1": {"ref": "unique", "period": 10000}}}}`),
+		Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil), Params: sim.DefaultParams(), Duration: 1e9, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RecordRtappLog()
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range e.RtappLogs() {
+		var b strings.Builder
+		l.WriteTo(&b)
+		rows, err := rtapp.ParseLog(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A loop of 20 ms on a grid of 10 ms timers: 49 whole loops in 1 s
+		// (the first starts 3 µs or one run later, the last is cut).
+		if len(rows) < 48 || len(rows) > 50 {
+			t.Fatalf("thread %d: %d rows", i, len(rows))
+		}
+		for _, r := range rows[1:] {
+			if r.Thread != i || r.CDuration != 4000 || r.CPeriod != 20000 || r.Period < 19990 || r.Period > 20010 || r.Missed() {
+				t.Fatalf("thread %d row %+v", i, r)
+			}
+		}
 	}
 }
