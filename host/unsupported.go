@@ -13,9 +13,8 @@ import (
 var hostRefused = map[workload.EventKind]bool{workload.MemRun: true}
 
 // checkHostEvents refuses what the host runner does not run yet: memrun,
-// phases that set a task group, policy or custom slice (the simulator
-// refuses the changes too), and more sync objects than the worker's tables
-// hold.
+// phases that set a policy or custom slice (the simulator refuses the
+// changes too), and more sync objects than the worker's tables hold.
 func checkHostEvents(spec *workload.Spec) error {
 	for what, n := range map[string]int{"mutexes": len(spec.Mutexes), "conditions": len(spec.Conds), "barriers": len(spec.Barriers), "semaphores": len(spec.Sems)} {
 		if n > maxSync {
@@ -24,8 +23,8 @@ func checkHostEvents(spec *workload.Spec) error {
 	}
 	for _, t := range spec.Tasks {
 		for _, ph := range t.Phases {
-			if ph.Props.TaskGroup != nil || ph.Props.Policy != nil || ph.Props.Slice != 0 {
-				return unsupported("task %q phase %q sets taskgroup, policy or dl-runtime: the host runner applies them per task only", t.Name, ph.Name)
+			if ph.Props.Policy != nil || ph.Props.Slice != 0 {
+				return unsupported("task %q phase %q sets policy or dl-runtime: the host runner applies them per task only", t.Name, ph.Name)
 			}
 			for _, e := range ph.Events {
 				where := fmt.Sprintf("task %q event %q", t.Name, e.Key)

@@ -1160,7 +1160,7 @@ static void run_thread(int def, int slot, int instance) {
 	// A phase's "cpus" hold for the phase; one without them has the
 	// task's (rt-app's set_thread_affinity), which is what it has now.
 	cpu_set_t task_cpus;
-	int pinned = 0;
+	int pinned = 0, group = t->props.group;
 	if (sched_getaffinity(0, sizeof task_cpus, &task_cpus) < 0)
 		CPU_ZERO(&task_cpus);
 	th->first = now_ns(CLOCK_MONOTONIC);
@@ -1169,6 +1169,13 @@ static void run_thread(int def, int slot, int instance) {
 			sl_phase *ph = &t->ph[p];
 			if (ph->props.has_nice)
 				set_nice(ph->props.nice);
+			// A phase's taskgroup holds until another phase names one.
+			if (ph->props.group != SL_UNSET && ph->props.group != group) {
+				char b[32];
+				snprintf(b, sizeof b, "%d", (int)gettid_());
+				write_file(prog.groups[ph->props.group], b);
+				group = ph->props.group;
+			}
 			if (ph->props.ncpus > 0 || pinned) {
 				cpu_set_t set = task_cpus;
 				if (ph->props.ncpus > 0) {

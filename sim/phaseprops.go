@@ -8,31 +8,24 @@ import (
 )
 
 // A phase's scheduling properties take effect when the phase begins, as
-// rt-app sets them (set_thread_affinity, set_thread_param, ...) before
+// rt-app sets them (set_thread_affinity, set_thread_taskgroup, ...) before
 // the phase's first event. The nice level is task.go's enterPhase; this
-// file does the CPU affinity and refuses the changes the engine cannot
-// make yet.
+// file does the CPU affinity and the task group, and refuses the changes
+// the engine cannot make yet.
 
 // checkPhases rejects, before the run starts, phase properties the engine
-// does not simulate: a change of policy, task group or custom slice in
-// the middle of a task's life.
+// does not simulate: a change of policy or custom slice in the middle of a
+// task's life.
 func (e *Engine) checkPhases(d *workload.Task) error {
 	pol := e.spec.DefaultPolicy
 	if d.Props.Policy != nil {
 		pol = *d.Props.Policy
-	}
-	group := ""
-	if d.Props.TaskGroup != nil {
-		group = *d.Props.TaskGroup
 	}
 	for _, ph := range d.Phases {
 		p := ph.Props
 		where := fmt.Sprintf("task %q phase %q", d.Name, ph.Name)
 		if p.Policy != nil && *p.Policy != pol {
 			return fmt.Errorf("%s: changing the policy from %v to %v in a phase is not simulated (the fair class's policies differ in their wakeup preemption, which a switch midway would have to carry over)", where, pol, *p.Policy)
-		}
-		if p.TaskGroup != nil && *p.TaskGroup != group {
-			return fmt.Errorf("%s: moving to task group %q in a phase is not simulated (a running task changing cgroup, sched_move_task)", where, *p.TaskGroup)
 		}
 		if p.Slice != 0 && p.Slice != d.Props.Slice {
 			return fmt.Errorf("%s: changing dl-runtime (the custom slice) in a phase is not simulated", where)
@@ -44,6 +37,35 @@ func (e *Engine) checkPhases(d *workload.Task) error {
 		}
 	}
 	return nil
+}
+
+// phaseGroup notes the task group phase ph moves t to: rt-app attaches the
+// thread to a phase's taskgroup when the phase begins, and a phase without
+// one leaves it where it is. The move (sched_move_task: dequeue, change
+// group, enqueue) is made by schedule(), which step has the task pass
+// through first: moveGroup.
+func (t *Task) phaseGroup(ph *workload.Phase) {
+	if ph.Props.TaskGroup == nil {
+		return
+	}
+	if g := t.e.groups[*ph.Props.TaskGroup]; g != t.st.Group {
+		t.regroup, t.regroupTo = true, g
+	}
+}
+
+// moveGroup moves prev, just put back on c's queue by schedule(), to the
+// task group its phase asked for: as sched_move_task, out of its queue,
+// its entity bound to the new group's queue (MigrateTask within c), and
+// back.
+func (e *Engine) moveGroup(c *CPU, prev *Task) {
+	if !prev.regroup || prev.state != stRunnable {
+		return
+	}
+	prev.regroup = false
+	e.rqDel(c, prev, 0)
+	prev.st.Group = prev.regroupTo
+	e.class.MigrateTask(c, c, &prev.st, false)
+	e.rqAdd(c, prev, 0)
 }
 
 // phaseAffinity sets the running task t's CPU mask for phase ph: the
@@ -68,6 +90,7 @@ func (t *Task) phaseAffinity(ph *workload.Phase) {
 // moveDisallowed moves prev, just put back on c's queue by schedule(), to
 // the least loaded CPU it is allowed on if c is not one of them.
 func (e *Engine) moveDisallowed(c *CPU, prev *Task) {
+	e.moveGroup(c, prev)
 	if prev.state != stRunnable || prev.allowedOn(c.id) {
 		return
 	}

@@ -237,3 +237,26 @@ func TestSyncDeterministic(t *testing.T) {
 		prev = rec.Events
 	}
 }
+
+func TestPhaseTaskGroup(t *testing.T) {
+	// One CPU: r at the root, h in /a, and m. Placed in /a for good, m
+	// shares /a's half with h: a quarter of the CPU. Moved to /b by its
+	// phase (rt-app attaches it when the phase begins), it is one of
+	// three equal entities at the root: a third.
+	js := `{"tasks": {"r": {"run": 1000}, "h": {"taskgroup": "/a", "run": 1000},
+		"m": {"taskgroup": "/a", "phases": {"p": {%s "run": 1000}}}}}`
+	// (2.6.24 groups by uid by default, FAIR_USER_SCHED, and ignores taskgroup.)
+	for _, pol := range []string{"cfs-2.6.35", "cfs-2.6.36", "eevdf-6.12", "eevdf-6.18"} {
+		share := func(phase string) float64 {
+			e := run(t, sim.Config{Spec: spec(t, fmt.Sprintf(js, phase)), Sched: schedConfig(t, pol, 1, nil, nil),
+				Params: sim.DefaultParams(), Duration: 2e9, Seed: 1, Check: true})
+			return float64(e.TaskRuntime()[1003]) / 2e9
+		}
+		if s := share(``); s < 0.23 || s > 0.27 {
+			t.Errorf("%s: m in /a has %.3f of the CPU, want 1/4", pol, s)
+		}
+		if s := share(`"taskgroup": "/b",`); s < 0.31 || s > 0.35 {
+			t.Errorf("%s: m moved to /b has %.3f of the CPU, want 1/3", pol, s)
+		}
+	}
+}

@@ -105,6 +105,10 @@ type Task struct {
 	sy syncState
 	// rl is its rt-app log, when the run keeps them (rtapplog.go).
 	rl *RtappLog
+	// regroup: a phase moves it to task group regroupTo at its next
+	// schedule() (phaseprops.go).
+	regroup   bool
+	regroupTo *sched.Group
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
@@ -173,6 +177,14 @@ func (e *Engine) step(t *Task) {
 	}
 	t.logStep()
 	ev := t.next()
+	if t.regroup {
+		// A new phase's task group: pass through schedule() first
+		// (moveGroup), then run the phase's first event.
+		t.event--
+		t.work, t.action = 0, actStep
+		e.cpus[t.st.CPU].Resched()
+		return
+	}
 	if ev == nil {
 		t.work, t.action = e.p.CostExit, actExit
 		return
@@ -296,6 +308,7 @@ func (t *Task) next() *workload.Event {
 func (t *Task) enterPhase(ph *workload.Phase) {
 	t.phaseLoops = ph.Loop
 	t.phaseAffinity(ph)
+	t.phaseGroup(ph)
 	if ph.Props.Nice != nil && *ph.Props.Nice != t.st.Nice {
 		c := t.e.cpus[t.st.CPU]
 		if t.onRQ {

@@ -544,6 +544,11 @@ func (p *parser) task(m jsonc.Member) error {
 	if t.Props.TaskGroup != nil {
 		p.addGroup(*t.Props.TaskGroup)
 	}
+	for _, ph := range t.Phases {
+		if ph.Props.TaskGroup != nil {
+			p.addGroup(*ph.Props.TaskGroup)
+		}
+	}
 	p.spec.Tasks = append(p.spec.Tasks, t)
 	return nil
 }
