@@ -39,22 +39,28 @@ func TestRtappExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := workload.Parse(f, data)
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		e, err := sim.New(sim.Config{Spec: s, Sched: schedConfig(t, "cfs-2.6.35", 3, nil, nil), Params: sim.DefaultParams(), Duration: 2e9, Seed: 1, Check: true})
-		if err == nil {
-			_, err = e.Run()
-		}
-		switch {
-		case err == nil:
-			ran++
-		case strings.Contains(err.Error(), "SCHED_FIFO") || strings.Contains(err.Error(), "SCHED_RR") || strings.Contains(err.Error(), "SCHED_DEADLINE"):
-			t.Logf("%s: refused for a real-time policy: %v", f, err)
-		default:
-			t.Errorf("%s: %v", f, err)
+		// As rt-app reads it, and as workgen (which the examples that
+		// repeat keys are written for) prepares it.
+		for _, wg := range []bool{false, true} {
+			s, err := workload.ParseWith(f, data, workload.ReadOptions{Workgen: wg})
+			if err != nil {
+				t.Errorf("%s (workgen %v): %v", f, wg, err)
+				continue
+			}
+			e, err := sim.New(sim.Config{Spec: s, Sched: schedConfig(t, "cfs-2.6.35", 3, nil, nil), Params: sim.DefaultParams(), Duration: 2e9, Seed: 1, Check: true})
+			if err == nil {
+				_, err = e.Run()
+			}
+			switch {
+			case err == nil:
+				if !wg {
+					ran++
+				}
+			case strings.Contains(err.Error(), "SCHED_FIFO") || strings.Contains(err.Error(), "SCHED_RR") || strings.Contains(err.Error(), "SCHED_DEADLINE"):
+				t.Logf("%s: refused for a real-time policy: %v", f, err)
+			default:
+				t.Errorf("%s (workgen %v): %v", f, wg, err)
+			}
 		}
 	}
 	t.Logf("%d of %d example files ran", ran, len(files))

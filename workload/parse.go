@@ -84,6 +84,7 @@ var ignoredThreadKeys = map[string]string{
 
 type parser struct {
 	file    string
+	opts    ReadOptions
 	spec    *Spec
 	timers  map[string]int
 	forks   []forkRef
@@ -127,8 +128,21 @@ func (p *parser) errf(pos jsonc.Pos, format string, args ...any) error {
 	return &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// ReadOptions change how a file is read.
+type ReadOptions struct {
+	// Workgen reads the file as rt-app's workgen script prepares it for
+	// rt-app: repeated keys of an object are renamed (run, run1, run2, …)
+	// and so all kept, where json-c, and so rt-app, keeps one (the last
+	// value, at the first key's place). rt-app's own examples that repeat
+	// keys (browser, video, tutorial example5) are written for workgen.
+	Workgen bool
+}
+
 // Parse reads an rt-app workload. file names the source in error messages.
-func Parse(file string, data []byte) (*Spec, error) {
+func Parse(file string, data []byte) (*Spec, error) { return ParseWith(file, data, ReadOptions{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, opts ReadOptions) (*Spec, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("%d bytes: a workload file is at most %d bytes (%d MiB)", len(data), MaxFileSize, MaxFileSize>>20)}
 	}
@@ -139,7 +153,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 		}
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
-	p := &parser{file: file, spec: &Spec{Name: file, Global: DefaultGlobal()}, timers: map[string]int{}, groups: map[string]uint64{}}
+	p := &parser{file: file, opts: opts, spec: &Spec{Name: file, Global: DefaultGlobal()}, timers: map[string]int{}, groups: map[string]uint64{}}
 	if err := p.file0(root); err != nil {
 		return nil, err
 	}
@@ -147,9 +161,20 @@ func Parse(file string, data []byte) (*Spec, error) {
 }
 
 func (p *parser) members(v *jsonc.Value, where string) []jsonc.Member {
+	if p.opts.Workgen {
+		ms, renamed := v.Workgen()
+		if len(renamed) > 0 {
+			var r []string
+			for _, k := range renamed {
+				r = append(r, k[0]+" → "+k[1])
+			}
+			p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: repeated keys in %s renamed as workgen does: %s", p.file, v.Pos, where, strings.Join(r, ", ")))
+		}
+		return ms
+	}
 	ms, dups := v.Collapse()
 	for _, d := range dups {
-		p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: key %q repeats in %s; as in rt-app the last value is used at the first key's place (name repeated events run0, run1, ...)", p.file, v.Pos, d, where))
+		p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: key %q repeats in %s; as in rt-app the last value is used at the first key's place (name repeated events run0, run1, ..., or read the file as workgen does, --workgen)", p.file, v.Pos, d, where))
 	}
 	return ms
 }

@@ -94,3 +94,26 @@ func TestBareSuspendAndRendezvous(t *testing.T) {
 		t.Errorf("own-name suspend %+v, resume %+v", b[3], b[2])
 	}
 }
+
+func TestWorkgenKeepsRepeatedEvents(t *testing.T) {
+	js := []byte(`{"tasks": {"a": {"loop": 1, "run": 10, "sleep": 20, "run": 30}}}`)
+	kinds := func(s *Spec) (out []string) {
+		for _, e := range s.Tasks[0].Phases[0].Events {
+			out = append(out, e.Key)
+		}
+		return out
+	}
+	// As rt-app (json-c): one run, with the last value, at the first place.
+	s, err := Parse("w.json", js)
+	if err != nil || strings.Join(kinds(s), " ") != "run sleep" || s.Tasks[0].Phases[0].Events[0].Dur.Fixed != 30000 {
+		t.Fatalf("json-c reading: %v %v", kinds(s), err)
+	}
+	// As workgen prepares it: both runs, in order.
+	s, err = ParseWith("w.json", js, ReadOptions{Workgen: true})
+	if err != nil || strings.Join(kinds(s), " ") != "run sleep run1" || s.Tasks[0].Phases[0].Events[2].Dur.Fixed != 30000 {
+		t.Fatalf("workgen reading: %v %v", kinds(s), err)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "run → run1") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}

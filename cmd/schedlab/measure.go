@@ -33,6 +33,7 @@ type hostFlags struct {
 	params                  []string
 	seed                    uint64
 	bufferKB                int
+	workgen                 bool
 }
 
 func (h *hostFlags) add(cmd *cobra.Command) {
@@ -43,6 +44,7 @@ func (h *hostFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&h.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable)")
 	f.Uint64Var(&h.seed, "seed", 1, "seed of the workload's random durations")
 	f.IntVar(&h.bufferKB, "buffer-kb", 0, "tracefs ring buffer per CPU in KiB (default: sized from the duration)")
+	f.BoolVar(&h.workgen, "workgen", false, "read the file as rt-app's workgen script prepares it: repeated keys are renamed run, run1, … and all kept (rt-app itself, through json-c, keeps the last value at the first key's place)")
 	f.StringVar(&h.pidsMax, "pids-max", "", fmt.Sprintf("most processes and threads the workload may have at once, or max for no limit (default %d; the run fails when it is reached)", host.DefaultPidsMax))
 	f.StringVar(&h.memoryMax, "memory-max", "", "most memory the workload may use, e.g. 512M or 2G, or max for no limit (default: half of the machine's; the run fails when it is reached)")
 }
@@ -81,7 +83,7 @@ func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, er
 	if err != nil {
 		return o, "", 0, err
 	}
-	spec, name, err := workload.Load(arg, params)
+	spec, name, err := workload.LoadWith(arg, params, workload.ReadOptions{Workgen: h.workgen})
 	if err != nil {
 		return o, "", 0, &lab.InputError{Err: err}
 	}

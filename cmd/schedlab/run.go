@@ -23,7 +23,7 @@ type simFlags struct {
 	set, params                []string
 	cpus                       int
 	seed                       uint64
-	check                      bool
+	check, workgen             bool
 }
 
 func (s *simFlags) add(cmd *cobra.Command) {
@@ -37,6 +37,7 @@ func (s *simFlags) add(cmd *cobra.Command) {
 	f.StringVar(&s.duration, "duration", "", "simulated `time`, e.g. 10s or 250ms (default: the file's, else 10s)")
 	f.Uint64Var(&s.seed, "seed", 1, "random seed for the workload's random durations")
 	f.BoolVar(&s.check, "check", false, "verify the engine's and policy's invariants after every event")
+	f.BoolVar(&s.workgen, "workgen", false, "read the file as rt-app's workgen script prepares it: repeated keys are renamed run, run1, … and all kept (rt-app itself, through json-c, keeps the last value at the first key's place)")
 }
 
 // request turns the flags into a typed request for the workload arg; what
@@ -47,7 +48,7 @@ func (s *simFlags) request(arg string) (lab.Request, error) {
 	if err != nil {
 		return req, err
 	}
-	spec, name, err := workload.Load(arg, params)
+	spec, name, err := workload.LoadWith(arg, params, workload.ReadOptions{Workgen: s.workgen})
 	if err != nil {
 		return req, &lab.InputError{Err: err}
 	}

@@ -177,6 +177,33 @@ func (v *Value) Collapse() (members []Member, dups []string) {
 	return members, dups
 }
 
+// Workgen renames repeated keys of an object as rt-app's workgen script
+// does before it hands a file to rt-app, instead of collapsing them: the
+// second "run" becomes "run1", and so on, with one counter per object
+// that starts at 1 and only grows (workgen's curid), skipping names
+// already taken. renamed lists each change as {old, new}.
+func (v *Value) Workgen() (members []Member, renamed [][2]string) {
+	if v == nil || v.Kind != Object {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(v.Members))
+	id := 1
+	for _, m := range v.Members {
+		if seen[m.Key] {
+			k := m.Key + strconv.Itoa(id)
+			for seen[k] {
+				id++
+				k = m.Key + strconv.Itoa(id)
+			}
+			renamed = append(renamed, [2]string{m.Key, k})
+			m.Key = k
+		}
+		seen[m.Key] = true
+		members = append(members, m)
+	}
+	return members, renamed
+}
+
 // SyntaxError is returned by Parse for malformed input.
 type SyntaxError struct {
 	Pos Pos
