@@ -255,7 +255,16 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("f.json", data)
+		for _, wg := range []bool{false, true} {
+			checkFuzzed(t, data, wg)
+		}
+	})
+}
+
+// checkFuzzed parses data as rt-app (json-c) or workgen reads it.
+func checkFuzzed(t *testing.T, data []byte, workgen bool) {
+	{
+		s, err := ParseWith("f.json", data, ReadOptions{Workgen: workgen})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.json") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -324,7 +333,7 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // rt-app's priority is the nice value of a fair task and the real-time
