@@ -87,6 +87,11 @@ func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, er
 	if err != nil {
 		return o, "", 0, &lab.InputError{Err: err}
 	}
+	// A recording's report has its own warnings; the file's (ignored
+	// keys, repeated ones) are said here.
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", report.Printable(w))
+	}
 	o.Spec, o.Seed, o.BufferKB = spec, h.seed, h.bufferKB
 	if o.Limits.Pids, err = parseLimit("pids-max", h.pidsMax, false); err != nil {
 		return o, "", 0, err
