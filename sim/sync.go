@@ -130,9 +130,13 @@ func (e *Engine) syncStep(t *Task, ev *workload.Event) {
 			}
 			return
 		}
-		t.work = e.p.CostWakeup
-		t.action = map[workload.EventKind]action{workload.Signal: actSignal, workload.Broadcast: actBroadcast, workload.SigAndWait: actSigWait}[ev.Kind]
-		t.sy.mutex = ev.Mutex
+		t.work, t.action, t.sy.mutex = e.p.CostWakeup, actSignal, ev.Mutex
+		switch ev.Kind {
+		case workload.Broadcast:
+			t.action = actBroadcast
+		case workload.SigAndWait:
+			t.action = actSigWait
+		}
 	case workload.Barrier:
 		b := &s.barriers[ev.Res]
 		if b.waiting != 0 {
