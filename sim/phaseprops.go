@@ -83,7 +83,7 @@ func (t *Task) phaseAffinity(ph *workload.Phase) {
 	}
 	t.allowed = allowed
 	if !t.allowedOn(t.st.CPU) {
-		t.e.cpus[t.st.CPU].Resched()
+		t.e.cpus[t.st.CPU].schedNow()
 	}
 }
 

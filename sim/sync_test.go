@@ -260,3 +260,28 @@ func TestPhaseTaskGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestPhaseCPUs(t *testing.T) {
+	// rt-app's tutorial example8: a task on CPU 2 whose phases pin it to
+	// CPU 0, then 1, then (no cpus: the task's) 2, 1.5 ms each. Each phase
+	// begins after the previous one's run and moves the task at once, as
+	// the migration stopper does; each move costs a switch-in on the new
+	// CPU (3 µs).
+	p := sim.DefaultParams()
+	cs := p.CostContextSwitch
+	_, evs := record(t, `{"tasks": {"thread0": {"cpus": [2], "loop": 1, "phases": {
+		"phase1": {"cpus": [0], "run": 1500}, "phase2": {"cpus": [1], "run": 1500}, "phase3": {"run": 1500}}}}}`, 3, 1e9, p)
+	moves := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Migrate })
+	want := []struct {
+		ts       int64
+		from, to int32
+	}{{cs, 2, 0}, {2*cs + 1.5e6, 0, 1}, {3*cs + 3e6, 1, 2}}
+	if len(moves) != len(want) {
+		t.Fatalf("%d migrations, want %d: %+v", len(moves), len(want), moves)
+	}
+	for i, w := range want {
+		if m := moves[i]; m.TS != w.ts || m.OrigCPU != w.from || m.DestCPU != w.to {
+			t.Errorf("move %d: %d ns %d→%d, want %d ns %d→%d", i, m.TS, m.OrigCPU, m.DestCPU, w.ts, w.from, w.to)
+		}
+	}
+}

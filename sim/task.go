@@ -182,7 +182,7 @@ func (e *Engine) step(t *Task) {
 		// (moveGroup), then run the phase's first event.
 		t.event--
 		t.work, t.action = 0, actStep
-		e.cpus[t.st.CPU].Resched()
+		e.cpus[t.st.CPU].schedNow()
 		return
 	}
 	if ev == nil {
