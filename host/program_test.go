@@ -41,7 +41,7 @@ func TestCompileBuiltins(t *testing.T) {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
-		if !strings.HasPrefix(string(prog), "schedlab-host-program 2\n") || !strings.HasSuffix(string(prog), "end\n") {
+		if !strings.HasPrefix(string(prog), "schedlab-host-program 3\n") || !strings.HasSuffix(string(prog), "end\n") {
 			t.Errorf("%s: program not framed: %.60q", sc.Name, prog)
 		}
 	}
@@ -56,7 +56,7 @@ func TestCompileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `schedlab-host-program 2
+	want := `schedlab-host-program 3
 seed 7
 policy 0
 timers 0
@@ -96,7 +96,7 @@ func TestCompileRealTimeProps(t *testing.T) {
 		"f": {"policy": "SCHED_FIFO", "priority": 42, "run": 100},
 		"r": {"policy": "SCHED_RR", "run": 100},
 		"d": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 100}}}`)
-	prog, err := compile(spec, nil, nil, 1)
+	prog, err := compile(spec, nil, nil, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func checkHostEvents(spec *workload.Spec) error {
 	}
 	for _, t := range spec.Tasks {
 		for _, ph := range t.Phases {
-			if ph.Props.Policy != nil || ph.Props.Slice != 0 {
-				return unsupported("task %q phase %q sets policy or dl-runtime: the host runner applies them per task only", t.Name, ph.Name)
+			if ph.Props.Policy != nil || ph.Props.Slice != 0 || ph.Props.DL != (workload.Deadline{}) {
+				return unsupported("task %q phase %q sets policy, dl-runtime, dl-period or dl-deadline: the host runner applies them per task only", t.Name, ph.Name)
 			}
 			for _, e := range ph.Events {
 				where := fmt.Sprintf("task %q event %q", t.Name, e.Key)

@@ -47,7 +47,7 @@
 // The program's first line. The version changes with the layout, so that a
 // worker never reads a program written for another.
 #define SL_PROGRAM_MAGIC "schedlab-host-program"
-#define SL_PROGRAM_VERSION 2
+#define SL_PROGRAM_VERSION 3
 
 // An event's kind. No kind is 0, so that an event whose kind was never set
 // is refused instead of skipped.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"schedlab/uapi"
 	"schedlab/workload"
 )
 
@@ -25,10 +26,16 @@ func (e *Engine) checkPhases(d *workload.Task) error {
 		p := ph.Props
 		where := fmt.Sprintf("task %q phase %q", d.Name, ph.Name)
 		if p.Policy != nil && *p.Policy != pol {
-			return fmt.Errorf("%s: changing the policy from %v to %v in a phase is not simulated (the fair class's policies differ in their wakeup preemption, which a switch midway would have to carry over)", where, pol, *p.Policy)
+			return fmt.Errorf("%s: changing the policy from %v to %v in a phase is not simulated (a running task's sched_setattr midway)", where, pol, *p.Policy)
 		}
-		if p.Slice != 0 && p.Slice != d.Props.Slice {
-			return fmt.Errorf("%s: changing dl-runtime (the custom slice) in a phase is not simulated", where)
+		// A fair task's dl-runtime is its slice; a deadline task's is in DL.
+		runtime := d.Props.Slice
+		if pol == uapi.SchedDeadline {
+			runtime = d.Props.DL.Runtime
+		}
+		if (p.Slice != 0 && p.Slice != runtime) || (p.DL.Period != 0 && p.DL.Period != d.Props.DL.Period) ||
+			(p.DL.Deadline != 0 && p.DL.Deadline != d.Props.DL.Deadline) {
+			return fmt.Errorf("%s: changing dl-runtime, dl-period or dl-deadline (the custom slice or the reservation) in a phase is not simulated", where)
 		}
 		for _, c := range p.CPUs {
 			if c < 0 || c >= len(e.cpus) {
