@@ -15,8 +15,9 @@ import (
 // signalling with nobody waiting) stay in user space and take no time. A
 // release that has a waiter to wake makes a futex system call: the
 // releaser spends cost_wakeup_ns of CPU time in it, as a resume does,
-// before the wakee is queued. Blocking costs what any sleep costs (the
-// context switches).
+// before the wakee is queued. Blocking costs the context switches; unlike
+// a sleep, a timer wait or a suspend, a sync wait does not yet spend
+// cost_block_ns (0 by default) before it blocks.
 //
 // Waiters queue in arrival order. The kernel's futex queue orders waiters
 // by priority, but gives every fair task the same one (MAX_RT_PRIO), so
