@@ -32,7 +32,7 @@ func workerCode[K comparable](table map[K]int, k K) int {
 // every thread that sets none (nil: all CPUs); a thread's own "cpus" must
 // lie within it. groupTasks maps a task-group path to the absolute path of
 // its cgroup's tasks file.
-func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed uint64) ([]byte, error) {
+func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed uint64, logDir string) ([]byte, error) {
 	if err := checkHost(spec); err != nil {
 		return nil, err
 	}
@@ -77,6 +77,15 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 	for _, g := range groups {
 		w(hexs(g))
 	}
+	g := spec.Global
+	w("sync", b2i(g.PIEnabled), len(spec.Mutexes), len(spec.Conds), len(spec.Barriers), len(spec.Sems))
+	users := []any{"users"}
+	for _, br := range spec.Barriers {
+		users = append(users, br.Users)
+	}
+	w(users...)
+	w("io", g.MemBufferSize, hexs(g.IODevice))
+	w("log", b2i(g.CumulativeSlack), g.NsPerLoop, hexs(logDir), hexs(g.LogBasename))
 	props := func(where string, p workload.Props, top bool) (string, error) {
 		nice, hasNice := 0, 0
 		if p.Nice != nil {
@@ -98,7 +107,7 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 		if top && len(set) == 0 {
 			set = cpus
 		}
-		if top && len(p.CPUs) > 0 && cpus != nil {
+		if len(p.CPUs) > 0 && cpus != nil {
 			for _, c := range p.CPUs {
 				if !slices.Contains(cpus, c) {
 					return "", unsupported("%s: \"cpus\" has CPU %d, outside --cpus %s", where, c, FormatCPUs(cpus))
@@ -139,7 +148,8 @@ func compile(spec *workload.Spec, cpus []int, groupTasks map[string]string, seed
 			w(pp)
 			w(len(ph.Events))
 			for _, e := range ph.Events {
-				w("event", workerCode(eventCode, e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target))
+				w("event", workerCode(eventCode, e.Kind), dur(e.Dur), e.Timer, dur(e.PeriodDur), e.Fork, e.TargetDef, hexs(e.Target),
+					e.Res, e.Mutex, e.Cond, e.Bytes)
 			}
 		}
 	}
@@ -171,6 +181,9 @@ func checkHost(spec *workload.Spec) error {
 				}
 			}
 		}
+	}
+	if err := checkHostEvents(spec); err != nil {
+		return err
 	}
 	for ti, t := range spec.Tasks {
 		// Threads that may wait on this task's timers: its copies, and any

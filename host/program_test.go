@@ -36,12 +36,12 @@ func TestCompileBuiltins(t *testing.T) {
 		for _, g := range spec.Groups {
 			groups[g.Path] = "/cg" + g.Path + "/tasks"
 		}
-		prog, err := compile(spec, []int{0, 1}, groups, 1)
+		prog, err := compile(spec, []int{0, 1}, groups, 1, "")
 		if err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
-		if !strings.HasPrefix(string(prog), "schedlab-host-program 2\n") || !strings.HasSuffix(string(prog), "end\n") {
+		if !strings.HasPrefix(string(prog), "schedlab-host-program 3\n") || !strings.HasSuffix(string(prog), "end\n") {
 			t.Errorf("%s: program not framed: %.60q", sc.Name, prog)
 		}
 	}
@@ -52,15 +52,19 @@ func TestCompileText(t *testing.T) {
 	spec := parse(t, `{"global": {"duration": 1}, "tasks": {
 		"a": {"priority": 5, "cpus": [1], "run": 100, "sleep": 200},
 		"b": {"instance": 0, "process": true, "loop": 1, "run": {"dist": "uniform", "min": 10, "max": 20}}}}`)
-	prog, err := compile(spec, nil, nil, 7)
+	prog, err := compile(spec, nil, nil, 7, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `schedlab-host-program 2
+	want := `schedlab-host-program 3
 seed 7
 policy 0
 timers 0
 groups 0
+sync 0 0 0 0 0
+users
+io 4194304 2f6465762f6e756c6c
+log 0 0 - 72742d617070
 tasks 2
 task 61 1 0 -1 0
 props 1 5 -1 -1 -1 0 0 0 0 0 1 1
@@ -68,15 +72,15 @@ props 1 5 -1 -1 -1 0 0 0 0 0 1 1
 phase 1
 props 0 0 -1 -1 -1 0 0 0 0 0 0
 2
-event 1 0 100000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
-event 3 0 200000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 -
+event 1 0 100000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 - 0 0 -1 0
+event 3 0 200000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 - 0 0 -1 0
 task 62 0 0 1 1
 props 0 0 -1 -1 -1 0 0 0 0 0 0
 1
 phase 1
 props 0 0 -1 -1 -1 0 0 0 0 0 0
 1
-event 1 3 0 0 0 10000 20000 0 0 0 0 0 0 0 0 0 0 0 -
+event 1 3 0 0 0 10000 20000 0 0 0 0 0 0 0 0 0 0 0 - 0 0 -1 0
 end
 `
 	if string(prog) != want {
@@ -92,7 +96,7 @@ func TestCompileRealTimeProps(t *testing.T) {
 		"f": {"policy": "SCHED_FIFO", "priority": 42, "run": 100},
 		"r": {"policy": "SCHED_RR", "run": 100},
 		"d": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000, "run": 100}}}`)
-	prog, err := compile(spec, nil, nil, 1)
+	prog, err := compile(spec, nil, nil, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +132,7 @@ func TestCompileRefuses(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		_, err = compile(spec, []int{0}, nil, 1)
+		_, err = compile(spec, []int{0}, nil, 1, "")
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)

@@ -28,6 +28,9 @@ type Options struct {
 	Beside []string
 	// Log receives progress and what cleanup did (nil: discarded).
 	Log io.Writer
+	// RtappLogDir, if set, is an absolute directory where the worker
+	// writes rt-app's per-thread logs, as rt-app computes them.
+	RtappLogDir string
 }
 
 // Recording is what one host run recorded, for the analysis (lab) to read

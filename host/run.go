@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) (res *Recording, err error) {
 	} else {
 		res.Facts.Notes = append(res.Facts.Notes, "no cgroup cpu controller: the workload runs in its session's autogroup")
 	}
-	prog, err := compile(o.Spec, o.CPUs, groupTasks, o.Seed)
+	prog, err := compile(o.Spec, o.CPUs, groupTasks, o.Seed, o.RtappLogDir)
 	if err != nil {
 		return res, err
 	}

@@ -13,7 +13,16 @@
 //   fork      a thread (pthread_create) or, for a definition marked
 //             "process", a process (fork + exec of this binary)
 //   suspend/resume  a binary semaphore per thread, a futex in shared memory
-//                   so that it works across processes
+//                   so that it works across processes; a suspend on a
+//                   name (rt-app 1.0's rendezvous) waits on that condition,
+//                   which a resume of the name broadcasts
+//   lock/unlock, wait/signal/broad/sync, barrier, sem_post/sem_wait
+//             process-shared pthread mutexes (PTHREAD_PRIO_INHERIT with
+//             global.pi_enabled), conditions and POSIX semaphores in shared
+//             memory, used as rt-app uses them; a barrier is rt-app's own
+//             (a mutex, a condition and a count)
+//   mem       memset of the thread's buffer of mem_buffer_size bytes
+//   iorun     write() of the buffer to global.io_device, as rt-app does
 //
 // Timer-latency samples are trace_marker writes in schedlab's mark format
 // (trace/mark.go), one write per sample at the first instruction the woken
@@ -29,6 +38,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -77,6 +87,8 @@ typedef struct {
 	int fork;
 	int target_def;
 	char target[16];
+	int res, mutex, cond; // sync objects (workload.Event's Res, Mutex, Cond)
+	int64_t bytes;
 } sl_event;
 
 typedef struct {
@@ -109,6 +121,13 @@ typedef struct {
 	sl_timer_res timers[SL_MAXTIMERS];
 	int ngroups;
 	char **groups; // each group's "tasks" file
+	int pi, nmutex, ncond, nbarrier, nsem;
+	int barrier_users[SL_MAXSYNC];
+	int64_t membuf;
+	char *iodev;
+	int cumulative_slack;
+	int64_t ns_per_loop; // an integer global.calibration, else 0
+	char *logdir, *logbase; // rt-app's per-thread logs ("" for none)
 	int ntasks;
 	sl_task *tasks;
 } sl_prog;
@@ -131,9 +150,21 @@ typedef struct {
 	int64_t next, seq;
 } sl_rt_timer;
 
+// rt-app's barrier: users still to arrive minus one, under its mutex.
+typedef struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int32_t waiting;
+} sl_barrier;
+
 typedef struct {
 	int64_t t0;
 	double ns_per_loop; // calibrated by the root (busy_cpu)
+	pthread_mutex_t mutex[SL_MAXSYNC];
+	pthread_cond_t cond[SL_MAXSYNC];
+	pthread_mutex_t cond_lock[SL_MAXSYNC]; // a rendezvous condition's mutex
+	sl_barrier barrier[SL_MAXSYNC];
+	sem_t sem[SL_MAXSYNC];
 	uint32_t next_slot;
 	int32_t slot_lock;
 	sl_rt_timer rt[SL_MAXTIMERS];
@@ -307,6 +338,28 @@ static void read_program(int fd) {
 	prog.groups = calloc((size_t)prog.ngroups + 1, sizeof(char *));
 	for (int i = 0; i < prog.ngroups; i++)
 		prog.groups[i] = hexstr();
+	expect("sync");
+	prog.pi = (int)num();
+	prog.nmutex = (int)num();
+	prog.ncond = (int)num();
+	prog.nbarrier = (int)num();
+	prog.nsem = (int)num();
+	if (prog.nmutex < 0 || prog.nmutex > SL_MAXSYNC || prog.ncond < 0 || prog.ncond > SL_MAXSYNC ||
+	    prog.nbarrier < 0 || prog.nbarrier > SL_MAXSYNC || prog.nsem < 0 || prog.nsem > SL_MAXSYNC)
+		die("program: sync objects %d %d %d %d", prog.nmutex, prog.ncond, prog.nbarrier, prog.nsem);
+	expect("users");
+	for (int i = 0; i < prog.nbarrier; i++)
+		prog.barrier_users[i] = (int)num();
+	expect("io");
+	prog.membuf = num();
+	if (prog.membuf <= 0)
+		die("program: mem_buffer_size %lld", (long long)prog.membuf);
+	prog.iodev = hexstr();
+	expect("log");
+	prog.cumulative_slack = (int)num();
+	prog.ns_per_loop = num();
+	prog.logdir = hexstr();
+	prog.logbase = hexstr();
 	expect("tasks");
 	prog.ntasks = (int)num();
 	prog.tasks = calloc((size_t)prog.ntasks + 1, sizeof(sl_task));
@@ -333,7 +386,7 @@ static void read_program(int fd) {
 			for (int k = 0; k < ph->nev; k++) {
 				sl_event *e = &ph->ev[k];
 				expect("event");
-				e->kind = (enum sl_event_kind)code(SL_EV_RUN, SL_EV_LATENCY_END, "event kind");
+				e->kind = (enum sl_event_kind)code(SL_EV_RUN, SL_EV_SEM_WAIT, "event kind");
 				read_dur(&e->dur);
 				e->timer = (int)num();
 				read_dur(&e->period);
@@ -342,6 +395,21 @@ static void read_program(int fd) {
 				char *target = hexstr();
 				snprintf(e->target, sizeof e->target, "%s", target);
 				free(target);
+				e->res = (int)num();
+				e->mutex = (int)num();
+				e->cond = (int)num();
+				e->bytes = num();
+				int max = e->kind == SL_EV_BARRIER ? prog.nbarrier
+				          : e->kind == SL_EV_SEM_POST || e->kind == SL_EV_SEM_WAIT ? prog.nsem
+				          : e->kind >= SL_EV_WAIT && e->kind <= SL_EV_SYNC ? prog.ncond
+				                                                           : prog.nmutex;
+				if (((e->kind >= SL_EV_LOCK && e->kind <= SL_EV_BARRIER) || e->kind >= SL_EV_SEM_POST) &&
+				    (e->res < 0 || e->res >= max))
+					die("program: sync object %d of %d", e->res, max);
+				if ((e->kind == SL_EV_WAIT || e->kind == SL_EV_SYNC) && (e->mutex < 0 || e->mutex >= prog.nmutex))
+					die("program: mutex %d of %d", e->mutex, prog.nmutex);
+				if (e->cond < -1 || e->cond >= prog.ncond)
+					die("program: condition %d of %d", e->cond, prog.ncond);
 			}
 		}
 	}
@@ -427,6 +495,11 @@ typedef struct {
 	uint64_t rng;
 	sl_own_timer own[SL_MAXTIMERS];
 	sl_posix posix[SL_MAXTIMERS];
+	char *membuf; // the buffer mem and iorun write, made at first use
+	// rt-app's log of the phase loop in progress (thread_body's ldata),
+	// in µs; log_fd is the thread's log, or -1.
+	int log_fd;
+	int64_t perf, run_us, c_duration, c_period, wu_lat, slack;
 } sl_thread;
 
 // The SIGEV_THREAD timer of a helper: glibc passes this to the callback.
@@ -684,6 +757,9 @@ static int timer_id(const sl_thread *th, int i) {
 // rt_timer is rt-app's timer: the grid starts at the thread's start and
 // advances one period per use; a thread that is already late does not
 // sleep, and in relative mode the grid restarts from now.
+// us_round is rt-app's timespec_to_usec: ns to µs, rounded half away.
+static int64_t us_round(int64_t ns) { return (int64_t)llround((double)ns / 1000.0); }
+
 static void rt_timer(sl_thread *th, const sl_event *e) {
 	const sl_timer_res *r = &prog.timers[e->timer];
 	sl_rt_timer *sh = r->perthread ? NULL : &shm->rt[e->timer];
@@ -710,12 +786,16 @@ static void rt_timer(sl_thread *th, const sl_event *e) {
 	if (sh)
 		spin_unlock(&sh->lock);
 	int id = timer_id(th, e->timer);
+	th->c_period += us_round(period);
+	th->slack = (prog.cumulative_slack ? th->slack : 0) + us_round(next - now);
 	if (late) {
+		th->wu_lat = 0; // as rt-app does for a timer already past
 		mark("timer_missed timer=%d seq=%lld", id, (long long)seq);
 		return;
 	}
 	sleep_until(next);
 	mark("callback_start timer=%d seq=%lld expected_ns=%lld", id, (long long)seq, (long long)next);
+	th->wu_lat += us_round(now_ns(CLOCK_MONOTONIC) - next);
 }
 
 // posix_wait waits for the signal of a "signal" or "input" POSIX timer
@@ -827,13 +907,26 @@ static void sigev_helper(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 		pause();
 }
 
-static void suspend(sl_thread *th) {
+static void suspend(sl_thread *th, const sl_event *e) {
+	if (e->cond >= 0) { // rt-app 1.0: wait on the named condition
+		pthread_mutex_lock(&shm->cond_lock[e->cond]);
+		pthread_cond_wait(&shm->cond[e->cond], &shm->cond_lock[e->cond]);
+		pthread_mutex_unlock(&shm->cond_lock[e->cond]);
+		return;
+	}
 	uint32_t *sem = &shm->slots[th->slot].sem;
 	while (!__atomic_exchange_n(sem, 0, __ATOMIC_ACQ_REL))
 		futex(sem, FUTEX_WAIT, 0);
 }
 
 static void resume(sl_thread *th, const sl_event *e) {
+	if (e->cond >= 0) { // and every thread suspended on the name
+		pthread_mutex_lock(&shm->cond_lock[e->cond]);
+		pthread_cond_broadcast(&shm->cond[e->cond]);
+		pthread_mutex_unlock(&shm->cond_lock[e->cond]);
+	}
+	if (e->target_def < 0)
+		return;
 	int target = -1;
 	for (int pass = 0; pass < 2 && target < 0; pass++)
 		for (int i = 0; i < SL_SLOTS; i++) {
@@ -866,14 +959,134 @@ static void latency_end(sl_thread *th) {
 	me->tok_set = 0;
 }
 
+// io_fd is global.io_device, opened by the first iorun of the process as
+// rt-app opens it.
+static int io_fd = -1;
+static pthread_once_t io_once = PTHREAD_ONCE_INIT;
+static void open_io(void) {
+	io_fd = open(prog.iodev, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (io_fd < 0)
+		fprintf(stderr, "schedlab host worker: io_device %s: %s\n", prog.iodev, strerror(errno));
+}
+
+// sync_event runs the events on sync objects, mem and iorun as rt-app's
+// run_event does.
+static void sync_event(sl_thread *th, const sl_event *e) {
+	switch (e->kind) {
+	case SL_EV_LOCK:
+		pthread_mutex_lock(&shm->mutex[e->res]);
+		break;
+	case SL_EV_UNLOCK:
+		pthread_mutex_unlock(&shm->mutex[e->res]);
+		break;
+	case SL_EV_WAIT:
+		pthread_cond_wait(&shm->cond[e->res], &shm->mutex[e->mutex]);
+		break;
+	case SL_EV_SIGNAL:
+		pthread_cond_signal(&shm->cond[e->res]);
+		break;
+	case SL_EV_BROAD:
+		pthread_cond_broadcast(&shm->cond[e->res]);
+		break;
+	case SL_EV_SYNC:
+		pthread_cond_signal(&shm->cond[e->res]);
+		pthread_cond_wait(&shm->cond[e->res], &shm->mutex[e->mutex]);
+		break;
+	case SL_EV_BARRIER: {
+		sl_barrier *b = &shm->barrier[e->res];
+		pthread_mutex_lock(&b->m);
+		if (b->waiting == 0) {
+			pthread_cond_broadcast(&b->c);
+		} else {
+			b->waiting--;
+			pthread_cond_wait(&b->c, &b->m);
+			b->waiting++;
+		}
+		pthread_mutex_unlock(&b->m);
+		break;
+	}
+	case SL_EV_SEM_POST:
+		sem_post(&shm->sem[e->res]);
+		break;
+	case SL_EV_SEM_WAIT:
+		while (sem_wait(&shm->sem[e->res]) < 0 && errno == EINTR)
+			;
+		break;
+	case SL_EV_MEM:
+	case SL_EV_IORUN: {
+		if (!th->membuf && !(th->membuf = malloc((size_t)prog.membuf)))
+			die("mem_buffer_size %lld: out of memory", (long long)prog.membuf);
+		if (e->kind == SL_EV_IORUN)
+			pthread_once(&io_once, open_io);
+		for (int64_t left = e->bytes; left > 0;) {
+			size_t n = (size_t)(left < prog.membuf ? left : prog.membuf);
+			if (e->kind == SL_EV_MEM) {
+				memset(th->membuf, 0, n);
+			} else {
+				ssize_t w = io_fd < 0 ? -1 : write(io_fd, th->membuf, n);
+				if (w <= 0)
+					break;
+				n = (size_t)w;
+			}
+			left -= (int64_t)n;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+// init_sync makes the sync objects, once, in the root before any thread
+// starts: process-shared, since a workload's tasks may be processes.
+static void init_sync(void) {
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_t pma;
+	pthread_mutexattr_init(&pma);
+	pthread_mutexattr_setpshared(&pma, PTHREAD_PROCESS_SHARED);
+	if (prog.pi)
+		pthread_mutexattr_setprotocol(&pma, PTHREAD_PRIO_INHERIT);
+	for (int i = 0; i < prog.nmutex; i++)
+		pthread_mutex_init(&shm->mutex[i], &pma);
+	for (int i = 0; i < prog.ncond; i++) {
+		pthread_cond_init(&shm->cond[i], &ca);
+		pthread_mutex_init(&shm->cond_lock[i], &ma);
+	}
+	for (int i = 0; i < prog.nbarrier; i++) {
+		pthread_mutex_init(&shm->barrier[i].m, &ma);
+		pthread_cond_init(&shm->barrier[i].c, &ca);
+		shm->barrier[i].waiting = prog.barrier_users[i] - 1;
+	}
+	for (int i = 0; i < prog.nsem; i++)
+		if (sem_init(&shm->sem[i], 1, 0) < 0)
+			die("sem_init: %s", strerror(errno));
+	pthread_mutexattr_destroy(&pma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_destroy(&ca);
+}
+
 static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	switch (e->kind) {
 	case SL_EV_RUN:
-		busy_cpu(draw(&e->dur, &th->rng));
+	case SL_EV_RUNTIME: {
+		int64_t d = draw(&e->dur, &th->rng), t0 = now_ns(CLOCK_MONOTONIC);
+		if (e->kind == SL_EV_RUN)
+			busy_cpu(d);
+		else
+			busy_wall(d);
+		th->run_us += us_round(now_ns(CLOCK_MONOTONIC) - t0);
+		th->c_duration += us_round(d);
+		// rt-app's perf: µs over its calibrated ns per loop.
+		double per = prog.ns_per_loop > 0 ? (double)prog.ns_per_loop : shm->ns_per_loop;
+		if (per > 0)
+			th->perf += (int64_t)((double)us_round(d) / per);
 		break;
-	case SL_EV_RUNTIME:
-		busy_wall(draw(&e->dur, &th->rng));
-		break;
+	}
 	case SL_EV_SLEEP: {
 		struct timespec ts = to_ts(draw(&e->dur, &th->rng));
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
@@ -900,7 +1113,7 @@ static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 		sched_yield();
 		break;
 	case SL_EV_SUSPEND:
-		suspend(th);
+		suspend(th, e);
 		break;
 	case SL_EV_RESUME:
 		resume(th, e);
@@ -908,6 +1121,8 @@ static int event(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	case SL_EV_LATENCY_END:
 		latency_end(th);
 		break;
+	default:
+		sync_event(th, e);
 	}
 	return 0;
 }
@@ -923,21 +1138,77 @@ static void run_thread(int def, int slot, int instance) {
 		th->rng = 1;
 	prctl(PR_SET_NAME, shm->slots[slot].comm);
 	open_task_clock();
+	// The log is opened before apply_start drops the uid, as rt-app opens
+	// it before the thread runs.
+	th->log_fd = -1;
+	if (prog.logdir[0]) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s-%s-%d.log", prog.logdir, prog.logbase, t->name, slot);
+		th->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (th->log_fd < 0)
+			fprintf(stderr, "schedlab host worker: rt-app log %s: %s\n", path, strerror(errno));
+		else {
+			int pol = t->props.policy != SL_UNSET ? t->props.policy : prog.default_policy;
+			const char *names[] = {"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE"};
+			dprintf(th->log_fd, "# Policy : %s priority : %d\n", pol >= 0 && pol <= 6 ? names[pol] : "?",
+			        t->props.has_nice ? t->props.nice : 0);
+			dprintf(th->log_fd, "%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n", "#idx", "perf", "run", "period",
+			        "start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat");
+		}
+	}
 	apply_start(&t->props);
+	// A phase's "cpus" hold for the phase; one without them has the
+	// task's (rt-app's set_thread_affinity), which is what it has now.
+	cpu_set_t task_cpus;
+	int pinned = 0, group = t->props.group;
+	if (sched_getaffinity(0, sizeof task_cpus, &task_cpus) < 0)
+		CPU_ZERO(&task_cpus);
 	th->first = now_ns(CLOCK_MONOTONIC);
 	for (int loops = t->loop; loops != 0; loops -= loops > 0) {
 		for (int p = 0; p < t->nph; p++) {
 			sl_phase *ph = &t->ph[p];
 			if (ph->props.has_nice)
 				set_nice(ph->props.nice);
-			for (int pl = ph->loop; pl != 0; pl -= pl > 0)
+			// A phase's taskgroup holds until another phase names one.
+			if (ph->props.group != SL_UNSET && ph->props.group != group) {
+				char b[32];
+				snprintf(b, sizeof b, "%d", (int)gettid_());
+				write_file(prog.groups[ph->props.group], b);
+				group = ph->props.group;
+			}
+			if (ph->props.ncpus > 0 || pinned) {
+				cpu_set_t set = task_cpus;
+				if (ph->props.ncpus > 0) {
+					CPU_ZERO(&set);
+					for (int i = 0; i < ph->props.ncpus; i++)
+						CPU_SET(ph->props.cpus[i], &set);
+				}
+				pinned = ph->props.ncpus > 0;
+				if (CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof set, &set) < 0)
+					fprintf(stderr, "schedlab host worker: sched_setaffinity: %s\n", strerror(errno));
+			}
+			for (int pl = ph->loop; pl != 0; pl -= pl > 0) {
+				th->perf = th->run_us = th->c_duration = th->c_period = th->wu_lat = th->slack = 0;
+				int64_t start = now_ns(CLOCK_MONOTONIC);
 				for (int i = 0; i < ph->nev; i++)
 					event(th, &ph->ev[i], ph);
+				int64_t end = now_ns(CLOCK_MONOTONIC);
+				// One write a line: the run's end kills the workload, and
+				// a loop it cuts is not logged (as rt-app's is not).
+				if (th->log_fd >= 0)
+					dprintf(th->log_fd, "%4d %8lld %8lld %8lld %15lld %15lld %15lld %10lld %10lld %10lld %10lld\n", slot,
+					        (long long)th->perf, (long long)th->run_us, (long long)us_round(end - start),
+					        (long long)us_round(start), (long long)us_round(end), (long long)us_round(start - shm->t0),
+					        (long long)th->slack, (long long)th->c_duration, (long long)th->c_period, (long long)th->wu_lat);
+			}
 		}
 	}
 	__atomic_store_n(&shm->slots[slot].state, 2, __ATOMIC_RELEASE);
 	close(task_fd);
 	task_fd = -1;
+	if (th->log_fd >= 0)
+		close(th->log_fd);
+	free(th->membuf);
 	free(th);
 }
 
@@ -1059,6 +1330,7 @@ static void *watch_runner(void *arg) {
 
 static void root(int go) {
 	map_shm(1);
+	init_sync();
 	shm->ns_per_loop = calibrate();
 	// Wait until the runner has put this process in its cgroup and started
 	// tracing: the first byte on the go pipe.

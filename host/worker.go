@@ -32,6 +32,7 @@ const (
 	unset          = C.SL_UNSET
 	maxCPU         = C.SL_MAXCPU
 	maxTimers      = C.SL_MAXTIMERS
+	maxSync        = C.SL_MAXSYNC
 	maxSignalTimer = C.SL_MAX_SIGNAL_TIMER
 )
 
@@ -45,6 +46,17 @@ var eventCode = map[workload.EventKind]int{
 	workload.Suspend:    C.SL_EV_SUSPEND,
 	workload.Resume:     C.SL_EV_RESUME,
 	workload.LatencyEnd: C.SL_EV_LATENCY_END,
+	workload.Lock:       C.SL_EV_LOCK,
+	workload.Unlock:     C.SL_EV_UNLOCK,
+	workload.Wait:       C.SL_EV_WAIT,
+	workload.Signal:     C.SL_EV_SIGNAL,
+	workload.Broadcast:  C.SL_EV_BROAD,
+	workload.SigAndWait: C.SL_EV_SYNC,
+	workload.Barrier:    C.SL_EV_BARRIER,
+	workload.Mem:        C.SL_EV_MEM,
+	workload.IORun:      C.SL_EV_IORUN,
+	workload.SemPost:    C.SL_EV_SEM_POST,
+	workload.SemWait:    C.SL_EV_SEM_WAIT,
 }
 
 var distCode = map[workload.DistKind]int{

@@ -47,7 +47,7 @@
 // The program's first line. The version changes with the layout, so that a
 // worker never reads a program written for another.
 #define SL_PROGRAM_MAGIC "schedlab-host-program"
-#define SL_PROGRAM_VERSION 2
+#define SL_PROGRAM_VERSION 3
 
 // An event's kind. No kind is 0, so that an event whose kind was never set
 // is refused instead of skipped.
@@ -61,6 +61,17 @@ enum sl_event_kind {
 	SL_EV_SUSPEND,
 	SL_EV_RESUME,
 	SL_EV_LATENCY_END,
+	SL_EV_LOCK,
+	SL_EV_UNLOCK,
+	SL_EV_WAIT,
+	SL_EV_SIGNAL,
+	SL_EV_BROAD,
+	SL_EV_SYNC,
+	SL_EV_BARRIER,
+	SL_EV_MEM,
+	SL_EV_IORUN,
+	SL_EV_SEM_POST,
+	SL_EV_SEM_WAIT,
 };
 
 // How a duration (an event's length, a timer's period) is drawn each time
@@ -93,6 +104,8 @@ enum sl_notify {
 // anything starts.
 #define SL_MAXCPU 256
 #define SL_MAXTIMERS 64
+// Mutexes, conditions, barriers and semaphores of each kind.
+#define SL_MAXSYNC 256
 // A "signal" or "input" timer i signals SIGRTMIN+1+i, and SIGRTMAX is
 // SIGRTMIN+30 on Linux.
 #define SL_MAX_SIGNAL_TIMER 29

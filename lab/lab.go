@@ -86,6 +86,8 @@ type Keep struct {
 	Timeline time.Duration
 	// Sink, if set, sees every event too (a trace writer).
 	Sink trace.Sink
+	// RtappLog keeps rt-app's per-thread logs of a simulation.
+	RtappLog bool
 }
 
 // InputError is an error in what the user gave: a bad file, name or value.

@@ -7,6 +7,7 @@ import (
 	"schedlab/analyze"
 	"schedlab/host"
 	"schedlab/report"
+	"schedlab/sim"
 	"schedlab/trace"
 	"schedlab/vm"
 )
@@ -24,6 +25,9 @@ type Outcome struct {
 	Timer, Wakeup []int64
 	// Timeline is the first moments on each CPU (Keep.Timeline).
 	Timeline *analyze.Timeline
+	// RtappLogs are rt-app's per-thread logs of a simulation
+	// (Keep.RtappLog).
+	RtappLogs []*sim.RtappLog
 	// End is when the stream ended (ns).
 	End    int64
 	Source Source

@@ -30,6 +30,9 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	if keep.RtappLog {
+		eng.RecordRtappLog()
+	}
 	start := time.Now()
 	end, err := eng.Run()
 	wall := time.Since(start)
@@ -82,5 +85,6 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 	}
 	o := outcome(r, at.an.Finish(end), timer, wakeup, at.tl, end)
 	o.Source = Source{Origin: Simulation, Sim: &Simulated{Config: cfg}}
+	o.RtappLogs = eng.RtappLogs()
 	return o, nil
 }

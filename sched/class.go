@@ -196,6 +196,10 @@ type Class interface {
 	// being woken onto dst: Enqueue(dst, t, EnqueueWakeup|EnqueueWaking)
 	// follows. Otherwise the engine has just dequeued the waiting t from
 	// src with flags 0 (load balancing), and Enqueue(dst, t, 0) follows.
+	// A move between task groups (sched_move_task: a phase's taskgroup)
+	// is MigrateTask(rq, rq, t, false) with src == dst: t dequeued with
+	// flags 0 and t.Group already the new group; Enqueue(rq, t, 0)
+	// follows. The class binds t to the new group's queue.
 	MigrateTask(src, dst RQ, t *Task, wakeup bool)
 }
 

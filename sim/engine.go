@@ -99,6 +99,12 @@ type Engine struct {
 	stall []*stallSeen
 	// maxThreads bounds the threads alive at once (workload.MaxThreads).
 	maxThreads int
+	// syncs are the workload's mutexes, conditions, barriers and
+	// semaphores (sync.go), made at their first use.
+	syncs *syncObjs
+	// rtLogOn keeps rt-app's per-thread logs (rtapplog.go) in rtLogs.
+	rtLogOn bool
+	rtLogs  []*RtappLog
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the
@@ -205,10 +211,10 @@ func (e *Engine) checkTaskDef(d *workload.Task) error {
 	}
 	for _, c := range d.Props.CPUs {
 		if c < 0 || c >= len(e.cpus) {
-			return fmt.Errorf("task %q: cpus lists CPU %d, but the run has %d CPU(s) (0-%d)", d.Name, c, len(e.cpus), len(e.cpus)-1)
+			return fmt.Errorf("task %q: cpus lists CPU %d, but the run has %d CPU(s) (0-%d): run it with --cpus %d or more", d.Name, c, len(e.cpus), len(e.cpus)-1, c+1)
 		}
 	}
-	return nil
+	return e.checkPhases(d)
 }
 
 // Class returns the run's scheduling class (for tests and reports).
@@ -512,6 +518,7 @@ func (e *Engine) schedule(c *CPU) {
 		if prev.classSwitch {
 			e.switchClass(c, prev)
 		}
+		e.moveDisallowed(c, prev) // phaseprops.go
 	}
 	if e.stack != nil {
 		var p *sched.Task
@@ -830,6 +837,7 @@ func (e *Engine) exit(t *Task) {
 // suspend. An input sample token the waker carries goes to the wakee. A
 // name that matches no live thread makes it a no-op.
 func (e *Engine) resume(waker *Task, ev *workload.Event) {
+	e.resumeCond(waker, ev)
 	t := e.resumeTarget(ev)
 	if t == nil {
 		return
@@ -857,6 +865,9 @@ func (e *Engine) resumeTarget(ev *workload.Event) *Task {
 		if t.st.Comm == comm {
 			return t
 		}
+	}
+	if ev.TargetDef < 0 {
+		return nil
 	}
 	def := e.spec.Tasks[ev.TargetDef]
 	for _, t := range e.alive {

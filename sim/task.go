@@ -101,6 +101,14 @@ type Task struct {
 	// inheritedResched is TIF_NEED_RESCHED copied from the parent at
 	// fork: the child reschedules as soon as it is switched in.
 	inheritedResched bool
+	// sy is its part in mutexes, conditions, barriers (sync.go).
+	sy syncState
+	// rl is its rt-app log, when the run keeps them (rtapplog.go).
+	rl *RtappLog
+	// regroup: a phase moves it to task group regroupTo at its next
+	// schedule() (phaseprops.go).
+	regroup   bool
+	regroupTo *sched.Group
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
@@ -142,6 +150,8 @@ func (e *Engine) complete(t *Task) {
 			ev := t.blockEv
 			t.action, t.work, t.blockEv = actStep, 0, nil
 			e.blockEvent(t, ev)
+		default:
+			e.syncAction(t) // sync.go
 		}
 		if pending {
 			c.schedNow()
@@ -165,7 +175,16 @@ func (e *Engine) step(t *Task) {
 		e.emitMark(t, markCallback, t.resumeMark, 0)
 		t.resumeMark = mark{}
 	}
+	t.logStep()
 	ev := t.next()
+	if t.regroup {
+		// A new phase's task group: pass through schedule() first
+		// (moveGroup), then run the phase's first event.
+		t.event--
+		t.work, t.action = 0, actStep
+		e.cpus[t.st.CPU].schedNow()
+		return
+	}
 	if ev == nil {
 		t.work, t.action = e.p.CostExit, actExit
 		return
@@ -173,11 +192,15 @@ func (e *Engine) step(t *Task) {
 	switch ev.Kind {
 	case workload.Run:
 		t.work, t.action = e.draw(ev.Dur), actStep
+		t.logEvent(ev, t.work)
 	case workload.Runtime:
 		d := e.draw(ev.Dur)
 		t.work, t.action, t.deadline = d, actStep, e.now+d
+		t.logEvent(ev, d)
 	case workload.Sleep, workload.Timer, workload.Suspend:
-		if ev.Kind == workload.Suspend && t.resumed {
+		// A suspend on a rendezvous (rt-app 1.0) is a condition wait:
+		// no resume is remembered for it.
+		if ev.Kind == workload.Suspend && ev.Cond < 0 && t.resumed {
 			t.resumed = false
 			t.work, t.action = 0, actStep
 			return
@@ -205,6 +228,8 @@ func (e *Engine) step(t *Task) {
 			t.token = mark{}
 		}
 		t.work, t.action = 0, actStep
+	default:
+		e.syncStep(t, ev) // sync.go
 	}
 }
 
@@ -226,6 +251,10 @@ func (e *Engine) blockEvent(t *Task, ev *workload.Event) {
 	case workload.Timer:
 		e.timerEvent(t, ev)
 	case workload.Suspend:
+		if ev.Cond >= 0 {
+			e.suspendOn(t, ev.Cond) // sync.go
+			return
+		}
 		if t.resumed {
 			t.resumed = false
 			t.work, t.action = 0, actStep
@@ -245,9 +274,13 @@ func (t *Task) next() *workload.Event {
 		if t.phase >= 0 {
 			ph := phases[t.phase]
 			if t.event < len(ph.Events) {
+				if t.event == 0 {
+					t.logLoopStart()
+				}
 				t.event++
 				return &ph.Events[t.event-1]
 			}
+			t.logLoopEnd()
 			t.event = 0
 			if t.phaseLoops > 0 {
 				t.phaseLoops--
@@ -274,6 +307,8 @@ func (t *Task) next() *workload.Event {
 // begins and they stay for later phases.
 func (t *Task) enterPhase(ph *workload.Phase) {
 	t.phaseLoops = ph.Loop
+	t.phaseAffinity(ph)
+	t.phaseGroup(ph)
 	if ph.Props.Nice != nil && *ph.Props.Nice != t.st.Nice {
 		c := t.e.cpus[t.st.CPU]
 		if t.onRQ {

@@ -67,9 +67,11 @@ func (e *Engine) timerEvent(t *Task, ev *workload.Event) {
 	if !st.started {
 		st.started, st.next = true, t.first
 	}
-	st.next += e.period(ev.PeriodDur)
+	period := e.period(ev.PeriodDur)
+	st.next += period
 	st.seq++
 	m := mark{timer: st.id, seq: st.seq, set: true}
+	t.logTimer(period, st.next, e.now < st.next)
 	if e.now < st.next {
 		e.block(t)
 		t.pendingWake = m

@@ -29,8 +29,8 @@ func (e *Error) Error() string {
 var eventPrefixes = []string{"lock", "unlock", "wait", "signal", "broad", "sync", "sleep", "runtime", "run",
 	"timer", "suspend", "resume", "memrun", "mem", "iorun", "yield", "barrier", "fork", "sem_post", "sem_wait"}
 
-// supportedEvents are the events schedlab runs.
-const supportedEvents = "run, runtime, sleep, timer, fork, yield, suspend, resume, latency_end"
+// supportedEvents are the events schedlab runs: all of rt-app's.
+const supportedEvents = "run, runtime, sleep, timer, fork, yield, suspend, resume, lock, unlock, wait, signal, broad, sync, barrier, mem, iorun, memrun, sem_post, sem_wait, latency_end"
 
 // extLatencyEnd is the prefix of schedlab's one extension event. It starts
 // with no rt-app event prefix, so rt-app takes it for an unknown property
@@ -73,25 +73,28 @@ func eventType(key string) string {
 	return ""
 }
 
-// rt-app properties schedlab accepts but does not model.
-var ignoredThreadKeys = map[string]bool{
-	"period": true, "deadline": true,
-	"util_min": true, "util_max": true, "nodes_membind": true,
-}
-
-var globalKeys = map[string]bool{
-	"duration": true, "calibration": true, "default_policy": true, "pi_enabled": true, "lock_pages": true,
-	"logdir": true, "log_basename": true, "log_size": true, "ftrace": true, "gnuplot": true, "io_device": true,
-	"mem_buffer_size": true, "cumulative_slack": true, "taskgroups": true,
+// rt-app properties of a thread or phase that schedlab accepts but does
+// not model, and why (a warning says it). The legacy period and deadline
+// are SCHED_DEADLINE's old spelling of dl-period and dl-deadline.
+var ignoredThreadKeys = map[string]string{
+	"period": "rt-app's legacy SCHED_DEADLINE period, and the task is not a deadline task", "deadline": "rt-app's legacy SCHED_DEADLINE deadline, and the task is not a deadline task",
+	"util_min": "uclamp steers CPU frequency and capacity, which the simulator does not model", "util_max": "uclamp steers CPU frequency and capacity, which the simulator does not model",
+	"nodes_membind": "the simulator has no NUMA nodes",
 }
 
 type parser struct {
 	file    string
+	opts    ReadOptions
 	spec    *Spec
 	timers  map[string]int
 	forks   []forkRef
 	resumes []forkRef
-	groups  map[string]uint64
+	// suspends are suspend events with a name, resolved once all tasks
+	// are read: a thread's own name, or a rendezvous.
+	suspends []forkRef
+	// instances is the instance count of the task being read.
+	instances int
+	groups    map[string]uint64
 	// events and threads count what the file asks for so far, against
 	// MaxEvents and MaxThreads.
 	events, threads int
@@ -118,14 +121,28 @@ type forkRef struct {
 	idx  int
 	name string
 	pos  jsonc.Pos
+	def  int // for a suspend: the index of the task it is in
 }
 
 func (p *parser) errf(pos jsonc.Pos, format string, args ...any) error {
 	return &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// ReadOptions change how a file is read.
+type ReadOptions struct {
+	// Workgen reads the file as rt-app's workgen script prepares it for
+	// rt-app: repeated keys of an object are renamed (run, run1, run2, …)
+	// and so all kept, where json-c, and so rt-app, keeps one (the last
+	// value, at the first key's place). rt-app's own examples that repeat
+	// keys (browser, video, tutorial example5) are written for workgen.
+	Workgen bool
+}
+
 // Parse reads an rt-app workload. file names the source in error messages.
-func Parse(file string, data []byte) (*Spec, error) {
+func Parse(file string, data []byte) (*Spec, error) { return ParseWith(file, data, ReadOptions{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, opts ReadOptions) (*Spec, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("%d bytes: a workload file is at most %d bytes (%d MiB)", len(data), MaxFileSize, MaxFileSize>>20)}
 	}
@@ -136,7 +153,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 		}
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
-	p := &parser{file: file, spec: &Spec{Name: file}, timers: map[string]int{}, groups: map[string]uint64{}}
+	p := &parser{file: file, opts: opts, spec: &Spec{Name: file, Global: DefaultGlobal()}, timers: map[string]int{}, groups: map[string]uint64{}}
 	if err := p.file0(root); err != nil {
 		return nil, err
 	}
@@ -144,9 +161,20 @@ func Parse(file string, data []byte) (*Spec, error) {
 }
 
 func (p *parser) members(v *jsonc.Value, where string) []jsonc.Member {
+	if p.opts.Workgen {
+		ms, renamed := v.Workgen()
+		if len(renamed) > 0 {
+			var r []string
+			for _, k := range renamed {
+				r = append(r, k[0]+" → "+k[1])
+			}
+			p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: repeated keys in %s renamed as workgen does: %s", p.file, v.Pos, where, strings.Join(r, ", ")))
+		}
+		return ms
+	}
 	ms, dups := v.Collapse()
 	for _, d := range dups {
-		p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: key %q repeats in %s; as in rt-app the last value is used at the first key's place (name repeated events run0, run1, ...)", p.file, v.Pos, d, where))
+		p.spec.Warnings = append(p.spec.Warnings, fmt.Sprintf("%s:%s: key %q repeats in %s; as in rt-app the last value is used at the first key's place (name repeated events run0, run1, ..., or read the file as workgen does, --workgen)", p.file, v.Pos, d, where))
 	}
 	return ms
 }
@@ -194,12 +222,24 @@ func (p *parser) file0(root *jsonc.Value) error {
 			return p.errf(f.pos, "fork of undefined task %q (defined: %s)", f.name, p.taskNames())
 		}
 	}
-	for _, r := range p.resumes {
-		def := p.threadDef(r.name)
-		if def < 0 {
-			return p.errf(r.pos, "resume of %q, which names no task (defined: %s; a task with several instances also has the threads NAME-0, NAME-1, …)", r.name, p.taskNames())
+	// A suspend whose value names another thread, or none, waits on that
+	// rendezvous.
+	for _, r := range p.suspends {
+		if p.threadDef(r.name) != r.def {
+			r.ph.Events[r.idx].Cond = resIndex(&p.spec.Conds, r.name)
 		}
-		r.ph.Events[r.idx].TargetDef = def
+	}
+	for _, r := range p.resumes {
+		ev := &r.ph.Events[r.idx]
+		ev.TargetDef = p.threadDef(r.name)
+		for i, c := range p.spec.Conds {
+			if c == r.name {
+				ev.Cond = i
+			}
+		}
+		if ev.TargetDef < 0 && ev.Cond < 0 {
+			return p.errf(r.pos, "resume of %q, which names no task and no suspend's rendezvous (defined: %s; a task with several instances also has the threads NAME-0, NAME-1, …)", r.name, p.taskNames())
+		}
 	}
 	p.buildGroups()
 	return p.resolvePolicies()
@@ -315,9 +355,6 @@ func (p *parser) global(v *jsonc.Value) error {
 		return p.errf(v.Pos, "\"global\" must be an object, not a %s", v.Kind)
 	}
 	for _, m := range p.members(v, "\"global\"") {
-		if !globalKeys[m.Key] {
-			return p.errf(m.KeyPos, "unknown key %q in \"global\" (valid: %s)", m.Key, sortedKeys(globalKeys))
-		}
 		switch m.Key {
 		case "duration":
 			f, ok := m.Value.Float()
@@ -345,6 +382,14 @@ func (p *parser) global(v *jsonc.Value) error {
 		case "taskgroups":
 			if err := p.taskgroups(m.Value); err != nil {
 				return err
+			}
+		default:
+			ok, err := p.globalExtra(m)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return p.errf(m.KeyPos, "unknown key %q in \"global\" (valid: %s)", m.Key, globalKeyList())
 			}
 		}
 	}
@@ -442,7 +487,16 @@ func (p *parser) task(m jsonc.Member) error {
 	var loop *jsonc.Value
 	instPos := v.Pos
 	direct := &Phase{Name: name, Loop: 1}
-	for _, km := range p.members(v, where) {
+	ms := p.members(v, where)
+	// A barrier counts its users from the instances of the tasks that
+	// use it, wherever "instance" stands.
+	for _, km := range ms {
+		if n, ok := km.Value.Int(); km.Key == "instance" && ok && n >= 0 && n <= MaxInstances {
+			t.Instances = int(n)
+		}
+	}
+	p.instances = t.Instances
+	for _, km := range ms {
 		switch km.Key {
 		case "instance":
 			n, ok := km.Value.Int()
@@ -470,14 +524,11 @@ func (p *parser) task(m jsonc.Member) error {
 			if err != nil {
 				return err
 			}
-			if ok {
-				continue
-			}
-			if ignoredThreadKeys[km.Key] {
+			if ok || p.ignoredKey(km, where) {
 				continue
 			}
 			if eventKey(km.Key) == "" {
-				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, process, policy, priority, cpus, taskgroup, uid, %s, and events %s)",
+				return p.errf(km.KeyPos, "%s: unknown key %q (valid: instance, delay, loop, phases, process, policy, priority, cpus, taskgroup, uid, dl-runtime, %s, and events %s)",
 					where, km.Key, strings.Join(sortedKeyList(ignoredThreadKeys), ", "), supportedEvents)
 			}
 			if phases != nil {
@@ -518,6 +569,11 @@ func (p *parser) task(m jsonc.Member) error {
 	if t.Props.TaskGroup != nil {
 		p.addGroup(*t.Props.TaskGroup)
 	}
+	for _, ph := range t.Phases {
+		if ph.Props.TaskGroup != nil {
+			p.addGroup(*ph.Props.TaskGroup)
+		}
+	}
 	p.spec.Tasks = append(p.spec.Tasks, t)
 	return nil
 }
@@ -545,11 +601,12 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 			if err != nil {
 				return err
 			}
-			if ok || ignoredThreadKeys[km.Key] {
+			if ok || p.ignoredKey(km, pw) {
 				continue
 			}
 			if eventKey(km.Key) == "" {
-				return p.errf(km.KeyPos, "%s: unknown key %q (valid: loop, priority, and events %s)", pw, km.Key, supportedEvents)
+				return p.errf(km.KeyPos, "%s: unknown key %q (valid: loop, policy, priority, cpus, taskgroup, dl-runtime, %s, and events %s)",
+					pw, km.Key, strings.Join(sortedKeyList(ignoredThreadKeys), ", "), supportedEvents)
 			}
 			if err := p.event(km, ph, pw); err != nil {
 				return err
@@ -567,15 +624,15 @@ func (p *parser) phases(v *jsonc.Value, t *Task, where string) error {
 }
 
 // prop parses a scheduling property; ok is false if the key is not one.
-// Phases may only change the nice level: the simulator does not yet move a
-// running task between policies, groups or CPU sets.
+// A phase may set each of them but uid (an extension of the task), as
+// rt-app applies them when the phase begins.
 func (p *parser) prop(m jsonc.Member, props *Props, where string, thread bool) (bool, error) {
 	switch m.Key {
-	case "policy", "cpus", "taskgroup", "uid", "dl-runtime", "dl-period", "dl-deadline":
+	case "uid":
 		if !thread {
 			return false, p.errf(m.KeyPos, "%s: %q can only be set on the task, not in a phase", where, m.Key)
 		}
-	case "priority":
+	case "policy", "cpus", "taskgroup", "dl-runtime", "dl-period", "dl-deadline", "priority":
 	default:
 		return false, nil
 	}
@@ -656,8 +713,11 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 		return p.errf(m.KeyPos, "%s: event %q is the file's %dth: a workload has at most %d events (the bound keeps the memory reading it takes to a few hundred MB)", where, m.Key, p.events, MaxEvents)
 	}
 	typ := eventKey(m.Key)
-	ev := Event{Key: m.Key}
+	ev := Event{Key: m.Key, Cond: -1}
 	v := m.Value
+	if m.Bare {
+		p.warnf(m.KeyPos, "%s: key %q has no value (json-c, and so rt-app, refuses this; read as %q: \"\")", where, m.Key, m.Key)
+	}
 	switch typ {
 	case "run", "runtime", "sleep":
 		d, err := p.duration(v, where, m.Key)
@@ -678,9 +738,14 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 	case "yield":
 		ev.Kind = Yield
 	case "suspend":
-		// rt-app waits on a condition named after the thread; the value
-		// is ignored.
+		// rt-app HEAD waits on a condition named after the thread and
+		// ignores the value; rt-app 1.0 (Debian's) waits on the condition
+		// the value names, which its examples use as a rendezvous. A
+		// value other than the thread's own name is such a rendezvous.
 		ev.Kind = Suspend
+		if v.Kind == jsonc.String && v.Str != "" {
+			p.suspends = append(p.suspends, forkRef{ph: ph, idx: len(ph.Events), name: v.Str, pos: v.Pos, def: len(p.spec.Tasks)})
+		}
 	case "resume":
 		if v.Kind != jsonc.String || v.Str == "" {
 			return p.errf(v.Pos, "%s: %s must name the thread to resume", where, m.Key)
@@ -689,7 +754,9 @@ func (p *parser) event(m jsonc.Member, ph *Phase, where string) error {
 	case extLatencyEnd:
 		ev.Kind = LatencyEnd
 	default:
-		return p.errf(m.KeyPos, "%s: event %q (%s) is not supported by schedlab (supported: %s)", where, m.Key, typ, supportedEvents)
+		if err := p.syncEvent(typ, m, &ev, where, p.instances); err != nil {
+			return err
+		}
 	}
 	ph.Events = append(ph.Events, ev)
 	switch typ {
@@ -837,13 +904,23 @@ func (p *parser) timer(v *jsonc.Value, ev *Event, where string) error {
 	return nil
 }
 
-func sortedKeys(m map[string]bool) string { return strings.Join(sortedKeyList(m), ", ") }
+func sortedKeys[V any](m map[string]V) string { return strings.Join(sortedKeyList(m), ", ") }
 
-func sortedKeyList(m map[string]bool) []string {
+func sortedKeyList[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ignoredKey accepts, with a warning that says why, a property rt-app has
+// and the simulator does not model.
+func (p *parser) ignoredKey(m jsonc.Member, where string) bool {
+	why, ok := ignoredThreadKeys[m.Key]
+	if ok {
+		p.warnf(m.KeyPos, "%s: %s is ignored: %s", where, m.Key, why)
+	}
+	return ok
 }

@@ -168,7 +168,14 @@ func TestErrorsNameFileLineAndChoices(t *testing.T) {
 		want []string
 	}{
 		{"{\"tasks\": {\n \"a\": {\"run\": \"x\"}}}", []string{"w.json:2:15", `task "a"`, "run must be"}},
-		{`{"tasks": {"a": {"mem": 10}}}`, []string{`"mem"`, "not supported", "run, runtime, sleep"}},
+		{`{"tasks": {"a": {"mem": "x"}}}`, []string{`task "a": mem must be an integer of bytes`}},
+		{`{"tasks": {"a": {"lock": 3}}}`, []string{`lock must name a mutex`}},
+		{`{"tasks": {"a": {"wait": {"ref": "c", "mutx": "m"}}}}`, []string{`unknown key "mutx" in wait`, "ref, mutex"}},
+		{`{"tasks": {"a": {"memrun": {"type": "copy"}}}}`, []string{`"read", "write" or "chase"`}},
+		{`{"tasks": {"a": {"rum": 1}}}`, []string{`unknown key "rum"`, "barrier", "sem_wait"}},
+		{`{"global": {"pi_enabled": 1}, "tasks": {"a": {"run": 1}}}`, []string{"global.pi_enabled must be true or false"}},
+		{`{"global": {"calibration": "GPU0"}, "tasks": {"a": {"run": 1}}}`, []string{`"GPU0"`, "CPUn"}},
+		{`{"global": {"log_size": "big"}, "tasks": {"a": {"run": 1}}}`, []string{`"big"`, "disable"}},
 		{`{"tasks": {"a": {"run": 1, "fork": "nobody"}}}`, []string{"fork of undefined task \"nobody\"", "defined: a"}},
 		{`{"tasks": {"a": {"run": 1, "priority": 20}}}`, []string{"[-20, 19]"}},
 		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_FAIR"}}}`, []string{"SCHED_FAIR", "SCHED_OTHER"}},
@@ -184,7 +191,8 @@ func TestErrorsNameFileLineAndChoices(t *testing.T) {
 		{`{"tasks": {"a": {"latency_start": 0}}}`, []string{`unknown key "latency_start"`, "latency_end"}},
 		{`{"tasks": {"a": {"loop": 0, "run": 1}}}`, []string{"loop must be -1"}},
 		{`{"tasks": {"a": {"priority": 1}}}`, []string{"has no events"}},
-		{`{"tasks": {"a": {"phases": {"p": {"cpus": [0], "run": 1}}}}}`, []string{`"cpus" can only be set on the task`}},
+		{`{"tasks": {"a": {"phases": {"p": {"uid": 1, "run": 1}}}}}`, []string{`"uid" can only be set on the task`}},
+		{`{"tasks": {"a": {"phases": {"p": {"cpus": [], "run": 1}}}}}`, []string{`phase "p": cpus must be a non-empty array`}},
 		{`{"tasks": {"a": {"taskgroup": "g", "run": 1}}}`, []string{"/name"}},
 		{`{"tasks": {"a": {"run": {"dist": "pareto"}}}}`, []string{"pareto", "lognormal"}},
 		{`{"tasks": {"a": {"run": 1, "policy": "SCHED_FIFO", "priority": 0}}}`, []string{"w.json:1:64", "real-time priority", "[1, 99]"}},
@@ -239,12 +247,24 @@ func FuzzParse(f *testing.F) {
 		`{"tasks": {"x": {"timer": {"ref": "k", "period": {"dist": "uniform", "min": 1, "max": 9}, "notify": "input"}, "resume": "y", "latency_end": 0}, "y": {"instance": 2, "suspend": 0}}}`,
 		`{"tasks": {"a": {"delay": 10000000000000, "loop": 2147483647, "run": 10000000000000, "taskgroup": "/user.slice/a"}}}`,
 		`{"tasks": {"a": {"delay": 10000000000001, "loop": 2147483648, "run": 18446744073709552, "taskgroup": "/a/../b"}}}`,
+		`{"global": {"pi_enabled": true, "frag": 1, "calibration": 10}, "tasks": {"a": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "barrier": "b"}, "b": {"signal": "c", "broad": "c", "sync": {"ref": "c"}, "barrier": "b"}}}`,
+		`{"tasks": {"a": {"suspend", "mem": 10, "iorun": 5, "memrun": {"type": "chase", "count": 3}, "sem_post": "s", "sem_wait": "s"}, "b": {"resume": "x"}, "c": {"suspend": "x"}}}`,
+		`{"tasks": {"a": {"cpus": [1], "phases": {"p": {"cpus": [0], "priority": 3, "util_min": 5, "run": 1}}}}}`,
 		`{`, `[]`, `{"tasks": 1}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("f.json", data)
+		for _, wg := range []bool{false, true} {
+			checkFuzzed(t, data, wg)
+		}
+	})
+}
+
+// checkFuzzed parses data as rt-app (json-c) or workgen reads it.
+func checkFuzzed(t *testing.T, data []byte, workgen bool) {
+	{
+		s, err := ParseWith("f.json", data, ReadOptions{Workgen: workgen})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.json") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -293,13 +313,27 @@ func FuzzParse(f *testing.F) {
 					if ev.Kind == Timer && (ev.Timer < 0 || ev.Timer >= len(s.Timers) || ev.Period <= 0) {
 						t.Fatal("bad timer event")
 					}
-					if ev.Kind == Resume && (ev.TargetDef < 0 || ev.TargetDef >= len(s.Tasks)) {
+					if ev.Kind == Resume && (ev.TargetDef < -1 || ev.TargetDef >= len(s.Tasks) || ev.Cond < -1 || ev.Cond >= len(s.Conds) || ev.TargetDef < 0 && ev.Cond < 0) {
 						t.Fatal("resume target out of range")
+					}
+					if ev.Kind == Suspend && (ev.Cond < -1 || ev.Cond >= len(s.Conds)) {
+						t.Fatal("suspend rendezvous out of range")
+					}
+					n := map[EventKind]int{Lock: len(s.Mutexes), Unlock: len(s.Mutexes), Wait: len(s.Conds), Signal: len(s.Conds),
+						Broadcast: len(s.Conds), SigAndWait: len(s.Conds), Barrier: len(s.Barriers), SemPost: len(s.Sems), SemWait: len(s.Sems)}
+					if max, ok := n[ev.Kind]; ok && (ev.Res < 0 || ev.Res >= max) {
+						t.Fatalf("event %q: object %d of %d", ev.Key, ev.Res, max)
+					}
+					if (ev.Kind == Wait || ev.Kind == SigAndWait) && (ev.Mutex < 0 || ev.Mutex >= len(s.Mutexes)) {
+						t.Fatalf("event %q: mutex %d of %d", ev.Key, ev.Mutex, len(s.Mutexes))
+					}
+					if ev.Bytes < 0 || ev.Bytes > MaxBytes {
+						t.Fatalf("event %q: %d bytes", ev.Key, ev.Bytes)
 					}
 				}
 			}
 		}
-	})
+	}
 }
 
 // rt-app's priority is the nice value of a fair task and the real-time

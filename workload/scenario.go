@@ -613,6 +613,11 @@ func readFile(name string) ([]byte, error) {
 // name is what reports call it: the argument, followed by the parameters
 // given, if any ("make-j10 exec_us=500").
 func Load(arg string, params map[string]string) (spec *Spec, name string, err error) {
+	return LoadWith(arg, params, ReadOptions{})
+}
+
+// LoadWith is Load with options for reading the file.
+func LoadWith(arg string, params map[string]string, opts ReadOptions) (spec *Spec, name string, err error) {
 	data, ferr := readFile(arg)
 	var tooBig *Error
 	switch {
@@ -637,7 +642,7 @@ func Load(arg string, params map[string]string) (spec *Spec, name string, err er
 			name += " " + k + "=" + strings.TrimSpace(params[k])
 		}
 	}
-	spec, err = Parse(name, data)
+	spec, err = ParseWith(name, data, opts)
 	if err != nil {
 		return nil, "", err
 	}

@@ -29,6 +29,13 @@ type Spec struct {
 	Groups []*Group
 	// Timers lists the timer resources by first use; Event.Timer indexes it.
 	Timers []*TimerRes
+	// Mutexes, Conds, Barriers and Sems list the sync objects by first
+	// use; events index them. rt-app creates one per name and kind.
+	Mutexes  []string
+	Conds    []string
+	Barriers []*BarrierRes
+	Sems     []string
+	Global   Global
 	// Warnings are non-fatal findings (e.g. collapsed duplicate keys).
 	Warnings []string
 }
@@ -99,10 +106,24 @@ const (
 	Suspend                         // block until another task resumes this one
 	Resume                          // wake a suspended task (task-to-task wakeup)
 	LatencyEnd                      // extension: end the timer-latency sample the task carries
+	Lock                            // lock a mutex (Res indexes Spec.Mutexes)
+	Unlock                          // unlock a mutex
+	Wait                            // pthread_cond_wait on Spec.Conds[Res] with Spec.Mutexes[Mutex]
+	Signal                          // pthread_cond_signal: wake the first waiter of a condition
+	Broadcast                       // pthread_cond_broadcast: wake every waiter
+	SigAndWait                      // rt-app's "sync": signal, then wait on the same condition
+	Barrier                         // wait until every user of Spec.Barriers[Res] has arrived
+	Mem                             // write Bytes to the thread's memory buffer: CPU work
+	IORun                           // write Bytes to global.io_device: blocking I/O
+	MemRun                          // rt-app HEAD's memrun: read, write or pointer-chase: CPU work
+	SemPost                         // sem_post on Spec.Sems[Res]
+	SemWait                         // sem_wait on Spec.Sems[Res]
 )
 
 var eventKindNames = [...]string{Run: "run", Runtime: "runtime", Sleep: "sleep", Timer: "timer", Fork: "fork", Yield: "yield",
-	Suspend: "suspend", Resume: "resume", LatencyEnd: "latency_end"}
+	Suspend: "suspend", Resume: "resume", LatencyEnd: "latency_end", Lock: "lock", Unlock: "unlock", Wait: "wait",
+	Signal: "signal", Broadcast: "broad", SigAndWait: "sync", Barrier: "barrier", Mem: "mem", IORun: "iorun",
+	MemRun: "memrun", SemPost: "sem_post", SemWait: "sem_wait"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) {
@@ -133,6 +154,63 @@ type Event struct {
 	// live thread of TargetDef.
 	Target    string
 	TargetDef int
+	// Cond, for a Resume, indexes Spec.Conds: the rendezvous of that name
+	// that suspends with a value other than their own thread's name wait
+	// on (rt-app 1.0); −1 if none does. For a Suspend, Cond is the
+	// rendezvous it waits on, −1 for its own thread's (rt-app HEAD).
+	Cond int
+	// Res indexes the event's sync object: Spec.Mutexes (Lock, Unlock),
+	// Spec.Conds (Wait, Signal, Broadcast, SigAndWait), Spec.Barriers or
+	// Spec.Sems. Mutex is the mutex a Wait or SigAndWait releases and
+	// takes again.
+	Res, Mutex int
+	// Bytes is the size of a Mem, IORun or MemRun event (a chase's count
+	// of pointer hops); Mem is a MemRun's access pattern.
+	Bytes int64
+	Mem   MemAccess
+}
+
+// MemAccess is a memrun's access pattern (rt-app HEAD).
+type MemAccess uint8
+
+const (
+	MemWrite MemAccess = iota // "mem", and memrun "write": sequential stores
+	MemRead                   // memrun "read": sequential loads
+	MemChase                  // memrun "chase": one dependent load per hop
+)
+
+// BarrierRes is a barrier: Users threads must reach it before any goes
+// on. As rt-app counts them, every barrier event adds its task's
+// instances (forked templates add none).
+type BarrierRes struct {
+	Name  string
+	Users int
+}
+
+// Global holds rt-app's global keys other than duration and
+// default_policy, with rt-app's defaults (doc/tutorial.txt).
+type Global struct {
+	// PIEnabled makes every mutex a priority-inheritance mutex.
+	PIEnabled bool
+	// CumulativeSlack: the log's slack sums every timer of a phase.
+	CumulativeSlack bool
+	// NsPerLoop is an integer "calibration": the ns one loop of rt-app's
+	// busy loop takes, which the log's perf column divides by; 0 when the
+	// file names a CPU to calibrate on (or none).
+	NsPerLoop int64
+	// MemBufferSize is the per-thread buffer mem and iorun write through
+	// (bytes, default 4 MiB).
+	MemBufferSize int64
+	IODevice      string
+	// LogDir and LogBasename name rt-app's per-thread logs
+	// (LogDir/LogBasename-THREAD.log); LogDisabled is log_size "disable".
+	LogDir, LogBasename string
+	LogDisabled         bool
+}
+
+// DefaultGlobal is rt-app's default global object.
+func DefaultGlobal() Global {
+	return Global{MemBufferSize: 4 << 20, IODevice: "/dev/null", LogDir: "./", LogBasename: "rt-app"}
 }
 
 // Duration is a fixed length, or one drawn from a distribution each time

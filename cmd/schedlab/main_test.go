@@ -54,7 +54,7 @@ func writeFile(t *testing.T, name, content string) string {
 
 func TestBadInput(t *testing.T) {
 	malformed := writeFile(t, "bad.json", "{\n  \"tasks\": {\n    \"a\" {\"run\": 1}\n  }\n}\n")
-	unknownEvent := writeFile(t, "ev.json", `{"tasks": {"a": {"run": 10, "lock0": "m"}}}`)
+	unknownEvent := writeFile(t, "ev.json", `{"tasks": {"a": {"run": 10, "lock0": 3}}}`)
 	unknownKey := writeFile(t, "key.json", `{"tasks": {"a": {"run": 10, "priorty": 3}}}`)
 	badFork := writeFile(t, "fork.json", `{"tasks": {"a": {"run": 10, "fork": "ghost"}}}`)
 	emptyTrace := writeFile(t, "empty.txt", "")
@@ -68,7 +68,7 @@ func TestBadInput(t *testing.T) {
 		{"missing file", []string{"run", "/nonexistent/w.json"}, []string{"/nonexistent/w.json", "no such file"}},
 		{"unknown scenario", []string{"run", "no-such-scenario"}, []string{"no-such-scenario", "two-hogs"}},
 		{"malformed JSON", []string{"run", malformed}, []string{"bad.json:3:9", "malformed JSON"}},
-		{"unknown event", []string{"run", unknownEvent}, []string{"lock0", "not supported", "run, runtime, sleep, timer, fork, yield"}},
+		{"bad event", []string{"run", unknownEvent}, []string{"lock0", "must name a mutex"}},
 		{"unknown key", []string{"run", unknownKey}, []string{"priorty", "valid:", "priority"}},
 		{"fork of undefined task", []string{"run", badFork}, []string{"ghost", "defined: a"}},
 		{"unknown feature", []string{"run", "two-hogs", "--features", "NO_START_DEBITX"}, []string{"NO_START_DEBITX", "START_DEBIT", "GENTLE_FAIR_SLEEPERS"}},

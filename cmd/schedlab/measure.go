@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,7 @@ type hostFlags struct {
 	params                  []string
 	seed                    uint64
 	bufferKB                int
+	workgen                 bool
 }
 
 func (h *hostFlags) add(cmd *cobra.Command) {
@@ -42,6 +44,7 @@ func (h *hostFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&h.params, "param", nil, "set a parameter of a parametric built-in scenario: NAME=VALUE (repeatable)")
 	f.Uint64Var(&h.seed, "seed", 1, "seed of the workload's random durations")
 	f.IntVar(&h.bufferKB, "buffer-kb", 0, "tracefs ring buffer per CPU in KiB (default: sized from the duration)")
+	f.BoolVar(&h.workgen, "workgen", false, "read the file as rt-app's workgen script prepares it: repeated keys are renamed run, run1, … and all kept (rt-app itself, through json-c, keeps the last value at the first key's place)")
 	f.StringVar(&h.pidsMax, "pids-max", "", fmt.Sprintf("most processes and threads the workload may have at once, or max for no limit (default %d; the run fails when it is reached)", host.DefaultPidsMax))
 	f.StringVar(&h.memoryMax, "memory-max", "", "most memory the workload may use, e.g. 512M or 2G, or max for no limit (default: half of the machine's; the run fails when it is reached)")
 }
@@ -80,9 +83,14 @@ func (h *hostFlags) resolve(arg string) (host.Options, string, time.Duration, er
 	if err != nil {
 		return o, "", 0, err
 	}
-	spec, name, err := workload.Load(arg, params)
+	spec, name, err := workload.LoadWith(arg, params, workload.ReadOptions{Workgen: h.workgen})
 	if err != nil {
 		return o, "", 0, &lab.InputError{Err: err}
+	}
+	// A recording's report has its own warnings; the file's (ignored
+	// keys, repeated ones) are said here.
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", report.Printable(w))
 	}
 	o.Spec, o.Seed, o.BufferKB = spec, h.seed, h.bufferKB
 	if o.Limits.Pids, err = parseLimit("pids-max", h.pidsMax, false); err != nil {
@@ -154,7 +162,7 @@ func measureCmd() *cobra.Command {
 	var h hostFlags
 	var asJSON, hist, pids bool
 	var tasks int
-	var tracePath string
+	var tracePath, rtappLog string
 	var out outputs
 	var v vmFlags
 	cmd := &cobra.Command{
@@ -190,6 +198,19 @@ of schedlab kernels list, fetched first.`,
 				if err := outfile.Check(tracePath); err != nil {
 					return &lab.InputError{Err: fmt.Errorf("--trace: %w", err)}
 				}
+			}
+			if rtappLog != "" {
+				if v.kernel != "" {
+					return &lab.InputError{Err: errors.New("--rtapp-log is for a host run: a virtual machine's threads write in the guest")}
+				}
+				dir, err := filepath.Abs(rtappLog)
+				if err == nil {
+					err = os.MkdirAll(dir, 0o755)
+				}
+				if err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--rtapp-log: %w", err)}
+				}
+				o.RtappLogDir = dir
 			}
 			if v.kernel != "" {
 				vo, err := v.options(a[0], h.params, o, 1)
@@ -245,6 +266,7 @@ of schedlab kernels list, fetched first.`,
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json")
 	f.StringVar(&tracePath, "trace", "", "keep the raw ftrace text of the recording in `FILE`, or convert it to a Perfetto trace (protobuf) if FILE ends in .perfetto-trace or .pftrace")
+	f.StringVar(&rtappLog, "rtapp-log", "", "have the workload's threads write rt-app's per-thread logs (BASENAME-THREAD-N.log) into `DIR`, as rt-app does (host runs only)")
 	out.flags(cmd, false)
 	v.add(cmd, true)
 	return cmd

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -11,6 +13,7 @@ import (
 	"schedlab/lab"
 	"schedlab/report"
 	"schedlab/sched"
+	"schedlab/sim"
 	"schedlab/workload"
 )
 
@@ -20,7 +23,7 @@ type simFlags struct {
 	set, params                []string
 	cpus                       int
 	seed                       uint64
-	check                      bool
+	check, workgen             bool
 }
 
 func (s *simFlags) add(cmd *cobra.Command) {
@@ -34,6 +37,7 @@ func (s *simFlags) add(cmd *cobra.Command) {
 	f.StringVar(&s.duration, "duration", "", "simulated `time`, e.g. 10s or 250ms (default: the file's, else 10s)")
 	f.Uint64Var(&s.seed, "seed", 1, "random seed for the workload's random durations")
 	f.BoolVar(&s.check, "check", false, "verify the engine's and policy's invariants after every event")
+	f.BoolVar(&s.workgen, "workgen", false, "read the file as rt-app's workgen script prepares it: repeated keys are renamed run, run1, … and all kept (rt-app itself, through json-c, keeps the last value at the first key's place)")
 }
 
 // request turns the flags into a typed request for the workload arg; what
@@ -44,7 +48,7 @@ func (s *simFlags) request(arg string) (lab.Request, error) {
 	if err != nil {
 		return req, err
 	}
-	spec, name, err := workload.Load(arg, params)
+	spec, name, err := workload.LoadWith(arg, params, workload.ReadOptions{Workgen: s.workgen})
 	if err != nil {
 		return req, &lab.InputError{Err: err}
 	}
@@ -82,6 +86,7 @@ func runCmd() *cobra.Command {
 	var s simFlags
 	var asJSON, hist, pids bool
 	var tasks int
+	var rtappLog string
 	var out outputs
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO|FILE.json",
@@ -103,6 +108,7 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 				return err
 			}
 			req.Keep.PerTask = pids
+			req.Keep.RtappLog = rtappLog != ""
 			oc, err := lab.Simulate(req)
 			var end int64
 			if oc != nil {
@@ -117,11 +123,22 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 			if err := out.writeHTML("schedlab run "+a[0], oc); err != nil {
 				return err
 			}
+			if rtappLog != "" {
+				if err := writeRtappLogs(rtappLog, req.Spec.Global.LogBasename, oc.RtappLogs); err != nil {
+					return err
+				}
+			}
 			w := out.reportTo()
 			if pids {
 				oc.Report.Tasks = oc.Report.PerTask
 			}
 			if asJSON {
+				// The text report prints the file's warnings (ignored
+				// keys, collapsed duplicates); beside JSON they go to
+				// stderr too, where a reader of the JSON sees them.
+				for _, wm := range req.Spec.Warnings {
+					fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", report.Printable(wm))
+				}
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(oc.Report)
@@ -135,6 +152,30 @@ perf-sched-style per-task table and the three lines of wakeup-latency.c.`,
 	f.BoolVar(&hist, "hist", false, "print log2 latency histograms")
 	f.IntVar(&tasks, "tasks", 20, "rows of the per-task table in text output")
 	f.BoolVar(&pids, "pids", false, "a row per task (perf sched latency -p) instead of one per comm, in text and --json (memory then grows with the tasks forked)")
+	f.StringVar(&rtappLog, "rtapp-log", "", "write rt-app's per-thread logs (BASENAME-THREAD-N.log, BASENAME from global.log_basename) into `DIR`")
 	out.flags(cmd, true)
 	return cmd
+}
+
+// writeRtappLogs writes rt-app's per-thread logs into dir, named as rt-app
+// names them: log_basename-thread.log.
+func writeRtappLogs(dir, basename string, logs []*sim.RtappLog) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, l := range logs {
+		path := filepath.Join(dir, basename+"-"+l.Name+".log")
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		_, err = l.WriteTo(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--rtapp-log: %w", err)
+		}
+	}
+	return nil
 }

@@ -31,7 +31,12 @@ import (
 // seconds (1.0's global.duration must be an integer).
 //
 // Accepted, with 1.0's own semantics: run, runtime, sleep, timer (relative
-// or absolute, "unique…" or used by one thread), yield, suspend and resume.
+// or absolute, "unique…" or used by one thread), yield, suspend and resume
+// (on a thread or a named rendezvous), lock, unlock, wait, signal, broad,
+// sync, barrier, mem and iorun, and pi_enabled, cumulative_slack,
+// io_device and mem_buffer_size. Refused: rt-app HEAD's memrun, sem_post
+// and sem_wait, which 1.0 lacks, and a phase's cpus, policy or taskgroup,
+// which Convert does not write.
 // One deviation is left: schedlab remembers a resume that finds its target
 // not suspended (docs/workload.md), rt-app 1.0's condition variable loses
 // it, so a resume that races ahead of its suspend leaves the target
@@ -118,6 +123,9 @@ func checkTask(spec *workload.Spec, t *workload.Task, timerThreads []int) error 
 		if ph.Props.Nice != nil {
 			return fmt.Errorf("%s phase %q sets priority, which rt-app 1.0 reads only at the task level", task, ph.Name)
 		}
+		if ph.Props.CPUs != nil || ph.Props.Policy != nil || ph.Props.TaskGroup != nil {
+			return fmt.Errorf("%s phase %q sets cpus, policy or taskgroup, which schedlab does not convert for rt-app 1.0", task, ph.Name)
+		}
 		for _, ev := range ph.Events {
 			if err := checkEvent(spec, task, ev, timerThreads); err != nil {
 				return err
@@ -151,6 +159,9 @@ func checkEvent(spec *workload.Spec, task string, ev workload.Event, timerThread
 	case workload.LatencyEnd:
 		return fmt.Errorf("%s uses latency_end (event %q, a schedlab extension), which rt-app 1.0 ignores", task, ev.Key)
 	case workload.Resume:
+		if ev.TargetDef < 0 {
+			return nil // a rendezvous: 1.0 broadcasts the condition of that name
+		}
 		def := spec.Tasks[ev.TargetDef]
 		if ev.Target != def.Name {
 			return fmt.Errorf("%s resumes %q, one instance of task %q, but rt-app 1.0 names every instance %q", event, ev.Target, def.Name, def.Name)
@@ -158,7 +169,14 @@ func checkEvent(spec *workload.Spec, task string, ev workload.Event, timerThread
 		if def.Instances != 1 {
 			return fmt.Errorf("%s resumes %q, which has %d instances: rt-app 1.0 would wake all of them, schedlab one", event, ev.Target, def.Instances)
 		}
-	case workload.Yield, workload.Suspend:
+	case workload.Yield, workload.Suspend, workload.Lock, workload.Unlock, workload.Wait, workload.Signal,
+		workload.Broadcast, workload.SigAndWait, workload.Barrier:
+	case workload.Mem, workload.IORun:
+		if ev.Bytes > math.MaxInt32 {
+			return fmt.Errorf("%s is %d bytes, beyond rt-app 1.0's 32-bit integers", event, ev.Bytes)
+		}
+	case workload.MemRun, workload.SemPost, workload.SemWait:
+		return fmt.Errorf("%s is rt-app HEAD's %v, which rt-app 1.0 lacks", event, ev.Kind)
 	default:
 		return fmt.Errorf("%s is a %v, which rt-app 1.0 cannot run", event, ev.Kind)
 	}

@@ -81,6 +81,9 @@ func TestCheckRefuses(t *testing.T) {
 		{tasks: `"a": {"instance": 2, "suspend": 0, "run": 10}, "b": {"run": 10, "resume": "a"}`,
 			want: `resumes "a", which has 2 instances`},
 		{tasks: `"a/b": {"run": 10}`, want: `task "a/b" has a "/" in its name`},
+		{tasks: `"a": {"run": 10, "sem_post": "s"}`, want: `event "sem_post" is rt-app HEAD's sem_post, which rt-app 1.0 lacks`},
+		{tasks: `"a": {"memrun": {"type": "read", "count": 5}}`, want: `rt-app HEAD's memrun`},
+		{tasks: `"a": {"phases": {"p": {"cpus": [0], "run": 10}}}`, want: `phase "p" sets cpus`},
 		{tasks: `"a": {"run": 10}`, global: `"duration": 1.5`, want: `global.duration 1.5s is not a whole number of seconds`},
 	} {
 		global := `"duration": 1`
@@ -103,7 +106,10 @@ func TestCheckAccepts(t *testing.T) {
 	    "x": {"priority": 5, "timer": {"ref": "own", "period": 10000}, "run": 100, "resume": "term", "suspend": 0, "yield": 0},
 	    "term": {"cpus": [0], "delay": 1000, "suspend": 0, "runtime": 200, "resume": "x", "sleep": 10},
 	    "rt": {"policy": "SCHED_FIFO", "priority": 10, "loop": 3, "timer": {"ref": "unique", "period": 1000, "mode": "absolute"}},
-	    "ph": {"instance": 3, "loop": 2, "phases": {"a": {"loop": 5, "run": 10, "timer": {"ref": "unique1", "period": 100}}, "b": {"sleep": 10}}}
+	    "ph": {"instance": 3, "loop": 2, "phases": {"a": {"loop": 5, "run": 10, "timer": {"ref": "unique1", "period": 100}}, "b": {"sleep": 10}}},
+	    "sy": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "signal": "c", "broad": "c", "sync": {"ref": "c", "mutex": "m"},
+	      "unlock": "m", "barrier": "B", "mem": 100, "iorun": 100, "suspend": "R"},
+	    "sz": {"barrier": "B", "resume": "R", "run": 10}
 	  }
 	}`)
 	if err := Check(spec); err != nil {

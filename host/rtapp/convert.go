@@ -88,6 +88,17 @@ func Convert(spec *workload.Spec, o Options) ([]byte, error) {
 		{"logdir", logdir},
 		{"log_basename", LogBasename},
 	}
+	// The sync and I/O keys, where they differ from 1.0's defaults.
+	g := spec.Global
+	if g.PIEnabled {
+		global = append(global, member{"pi_enabled", true})
+	}
+	if g.CumulativeSlack {
+		global = append(global, member{"cumulative_slack", true})
+	}
+	if def := workload.DefaultGlobal(); g.IODevice != def.IODevice || g.MemBufferSize != def.MemBufferSize {
+		global = append(global, member{"io_device", g.IODevice}, member{"mem_buffer_size", g.MemBufferSize})
+	}
 	var tasks object
 	for _, t := range spec.Tasks {
 		tasks = append(tasks, member{t.Name, convertTask(spec, t, o)})
@@ -148,9 +159,22 @@ func eventValue(spec *workload.Spec, t *workload.Task, ev workload.Event) any {
 	case workload.Suspend:
 		// 1.0 waits on the condition the value names (a non-string
 		// turns the event into "run 0"); a resume signals its target's.
+		if ev.Cond >= 0 {
+			return spec.Conds[ev.Cond]
+		}
 		return t.Name
 	case workload.Resume:
 		return ev.Target
+	case workload.Lock, workload.Unlock:
+		return spec.Mutexes[ev.Res]
+	case workload.Signal, workload.Broadcast:
+		return spec.Conds[ev.Res]
+	case workload.Wait, workload.SigAndWait:
+		return object{{"ref", spec.Conds[ev.Res]}, {"mutex", spec.Mutexes[ev.Mutex]}}
+	case workload.Barrier:
+		return spec.Barriers[ev.Res].Name
+	case workload.Mem, workload.IORun:
+		return ev.Bytes
 	}
 	return "" // yield: 1.0 ignores the value
 }

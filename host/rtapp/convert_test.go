@@ -166,3 +166,23 @@ func TestConvertOptions(t *testing.T) {
 		t.Errorf("make-j5: got %v, want Check's refusal", err)
 	}
 }
+
+func TestConvertSync(t *testing.T) {
+	out, err := Convert(parse(t, `{"global": {"duration": 1, "pi_enabled": true, "io_device": "/tmp/io", "mem_buffer_size": 4096}, "tasks": {
+		"a": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "barrier": "B", "mem": 100, "iorun": 200, "suspend": "R"},
+		"b": {"lock": "m", "signal": "c", "broad": "c", "unlock": "m", "barrier": "B", "resume": "R"}}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := json.RawMessage(out)
+	eq(t, js, `true`, "global", "pi_enabled")
+	eq(t, js, `"/tmp/io"`, "global", "io_device")
+	eq(t, js, `4096`, "global", "mem_buffer_size")
+	for key, want := range map[string]string{"lock": `"m"`, "wait": `{"ref": "c", "mutex": "m"}`, "unlock": `"m"`,
+		"barrier": `"B"`, "mem": `100`, "iorun": `200`, "suspend": `"R"`} {
+		eq(t, js, want, "tasks", "a", "phases", "a", key)
+	}
+	for key, want := range map[string]string{"signal": `"c"`, "broad": `"c"`, "resume": `"R"`} {
+		eq(t, js, want, "tasks", "b", "phases", "b", key)
+	}
+}

@@ -974,6 +974,11 @@ func (c *EEVDF) MigrateTask(src, dst sched.RQ, t *sched.Task, wakeup bool) {
 	se := taskSE(t)
 	c.finishDelayed(src, se)
 	se.q, se.parent = c.queueOf(t.Group, dst.CPU())
+	// A move between task groups changes the depth too.
+	se.depth = 0
+	if se.parent != nil {
+		se.depth = se.parent.depth + 1
+	}
 }
 
 // CompletePut implements sched.PutCompleter: a higher class (real-time)

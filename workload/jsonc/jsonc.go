@@ -24,7 +24,9 @@
 //   - true, false and null in any letter case;
 //   - raw control characters (tab, newline, ...) inside strings, and
 //     form feed and vertical tab as whitespace, because json-c accepts them;
-//   - invalid UTF-8 inside strings, kept as the bytes written.
+//   - invalid UTF-8 inside strings, kept as the bytes written;
+//   - an object key with no value ("suspend", in rt-app's video examples,
+//     which json-c rejects): a null value, with Member.Bare set.
 //
 // Numbers follow the JSON grammar exactly (no leading zeros, no '+', no NaN
 // or Infinity) even though json-c is looser there; Num keeps the text as
@@ -78,6 +80,10 @@ type Member struct {
 	Key    string
 	KeyPos Pos // the opening quote of the key
 	Value  *Value
+	// Bare: the key had no ':' and value, only a ',' or '}' after it
+	// (rt-app's workgen examples write "suspend",); Value is null. json-c
+	// rejects this; the reader decides what it means.
+	Bare bool
 }
 
 // Value is a node of the parsed tree. Only the fields for its Kind are set.
@@ -169,6 +175,33 @@ func (v *Value) Collapse() (members []Member, dups []string) {
 		}
 	}
 	return members, dups
+}
+
+// Workgen renames repeated keys of an object as rt-app's workgen script
+// does before it hands a file to rt-app, instead of collapsing them: the
+// second "run" becomes "run1", and so on, with one counter per object
+// that starts at 1 and only grows (workgen's curid), skipping names
+// already taken. renamed lists each change as {old, new}.
+func (v *Value) Workgen() (members []Member, renamed [][2]string) {
+	if v == nil || v.Kind != Object {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(v.Members))
+	id := 1
+	for _, m := range v.Members {
+		if seen[m.Key] {
+			k := m.Key + strconv.Itoa(id)
+			for seen[k] {
+				id++
+				k = m.Key + strconv.Itoa(id)
+			}
+			renamed = append(renamed, [2]string{m.Key, k})
+			m.Key = k
+		}
+		seen[m.Key] = true
+		members = append(members, m)
+	}
+	return members, renamed
 }
 
 // SyntaxError is returned by Parse for malformed input.

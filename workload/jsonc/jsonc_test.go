@@ -549,3 +549,44 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestBareKey(t *testing.T) {
+	v := mustParse(t, "{\"a\": 1,\n \"suspend\",\n \"b\": 2, \"last\"}")
+	want := []struct {
+		key  string
+		bare bool
+		kind Kind
+	}{{"a", false, Number}, {"suspend", true, Null}, {"b", false, Number}, {"last", true, Null}}
+	if len(v.Members) != len(want) {
+		t.Fatalf("%d members, want %d", len(v.Members), len(want))
+	}
+	for i, w := range want {
+		m := v.Members[i]
+		if m.Key != w.key || m.Bare != w.bare || m.Value.Kind != w.kind {
+			t.Errorf("member %d = %q bare %v %v, want %q bare %v %v", i, m.Key, m.Bare, m.Value.Kind, w.key, w.bare, w.kind)
+		}
+	}
+	if p := v.Members[1].Value.Pos; p != (Pos{2, 11}) {
+		t.Errorf("bare value at %v, want 2:11 (the comma)", p)
+	}
+}
+
+func TestWorkgenRenames(t *testing.T) {
+	// workgen's counter is one per object and only grows: the second
+	// resume takes 2 because run has taken 1 and 2 before it.
+	v := mustParse(t, `{"run": 1, "run": 2, "run": 3, "resume": "a", "resume": "b", "run1x": 0, "sleep": 4, "sleep": 5}`)
+	ms, renamed := v.Workgen()
+	var keys []string
+	for _, m := range ms {
+		keys = append(keys, m.Key)
+	}
+	if got, want := strings.Join(keys, " "), "run run1 run2 resume resume2 run1x sleep sleep2"; got != want {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if len(renamed) != 4 || renamed[0] != [2]string{"run", "run1"} || renamed[2] != [2]string{"resume", "resume2"} {
+		t.Errorf("renamed %v", renamed)
+	}
+	if ms[1].Value.Num != "2" || ms[7].Value.Num != "5" {
+		t.Errorf("values moved: %+v", ms)
+	}
+}

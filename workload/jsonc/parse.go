@@ -193,18 +193,24 @@ func (p *parser) object() (*Value, error) {
 		if err := p.skipSpace(); err != nil {
 			return nil, err
 		}
-		if p.eof() || p.data[p.off] != ':' {
-			return nil, p.errorf(p.pos(), "expected ':' after object key %q", key)
+		if !p.eof() && (p.data[p.off] == ',' || p.data[p.off] == '}') {
+			// A key without a value, as rt-app's workgen examples write
+			// "suspend",: read as null, marked Bare for the reader to warn.
+			v.Members = append(v.Members, Member{Key: key, KeyPos: keyPos, Value: &Value{Kind: Null, Pos: p.pos()}, Bare: true})
+		} else {
+			if p.eof() || p.data[p.off] != ':' {
+				return nil, p.errorf(p.pos(), "expected ':' after object key %q", key)
+			}
+			p.advance()
+			if err := p.skipSpace(); err != nil {
+				return nil, err
+			}
+			elem, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			v.Members = append(v.Members, Member{Key: key, KeyPos: keyPos, Value: elem})
 		}
-		p.advance()
-		if err := p.skipSpace(); err != nil {
-			return nil, err
-		}
-		elem, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		v.Members = append(v.Members, Member{Key: key, KeyPos: keyPos, Value: elem})
 		if err := p.skipSpace(); err != nil {
 			return nil, err
 		}
