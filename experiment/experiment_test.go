@@ -111,7 +111,7 @@ func TestPageFromTheSameRuns(t *testing.T) {
 func TestRowLabelsAreTheDesigns(t *testing.T) {
 	want := map[string][]string{
 		"fork-expedited":     {"baseline", "TIMER_FORK_EXPEDITED"},
-		"start-nice":         {"START_DEBIT", "NO_START_DEBIT", "START_NICE"},
+		"start-nice":         {"START_DEBIT", "NO_START_DEBIT", "START_NICE@R1", "START_NICE@R2"},
 		"fair-user-sched":    {"FAIR_USER_SCHED", "FAIR_USER_SCHED+fix", "no-groups", "same-uid"},
 		"check-preempt-tick": {"mainline", "check_preempt", "min_gran", "both"},
 	}

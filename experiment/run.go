@@ -345,7 +345,16 @@ func (e *Experiment) reconstructions() []string {
 		if err != nil {
 			continue
 		}
-		cfg, err := prof.NewConfig(1, feats, nil)
+		// The row's tunables of the policy (a reading of a
+		// reconstruction is one); engine parameters are not the
+		// policy's.
+		tun := map[string]int64{}
+		for _, st := range append(append([]Setting{}, e.Set...), r.Set...) {
+			if prof.Tunable(st.Name) != nil {
+				tun[st.Name] = st.Value
+			}
+		}
+		cfg, err := prof.NewConfig(1, feats, tun)
 		if err != nil {
 			continue
 		}

@@ -288,14 +288,21 @@ func (c *Config) Reconstructions() []string {
 		if !c.Features[f.Name] || f.Reconstruction == "" {
 			continue
 		}
-		s := f.Name + "@" + f.Reconstruction
+		id := f.Reconstruction
 		var params []string
 		prefix := strings.ToLower(f.Name) + "_"
 		for _, t := range c.Profile.Tunables {
+			// A feature with two readings names the one chosen in
+			// its ID (START_NICE@R2), not among its parameters.
+			if t.Name == prefix+"reading" {
+				id = fmt.Sprintf("R%d", c.Tunables[t.Name])
+				continue
+			}
 			if strings.HasPrefix(t.Name, prefix) {
 				params = append(params, fmt.Sprintf("%s=%d", t.Name, c.Tunables[t.Name]))
 			}
 		}
+		s := f.Name + "@" + id
 		if len(params) > 0 {
 			s += " (" + strings.Join(params, " ") + ")"
 		}

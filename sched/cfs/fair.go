@@ -786,7 +786,11 @@ func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 			c.startNicePenalty(env, taskSE(parent))
 		}
 	}
-	c.placeEntity(q, se, true)
+	// START_NICE R2: the child starts where its parent is, even behind
+	// min_vruntime; the nice penalty is what charges it.
+	if !(c.rfc.startNiceR2 && !c.rfc.startNiceKeepsDebit) {
+		c.placeEntity(q, se, true)
+	}
 	if c.childRunsFirst && curr != nil && sched.Before(curr.vruntime, se.vruntime) {
 		curr.vruntime, se.vruntime = se.vruntime, curr.vruntime
 		env.Resched()

@@ -22,6 +22,7 @@ const (
 	StartNiceDelta      = "start_nice_delta"
 	StartNiceEnd        = "start_nice_end"
 	StartNiceKeepsDebit = "start_nice_keeps_debit"
+	StartNiceReading    = "start_nice_reading"
 	CPTFixVariant       = "cpt_fix_variant"
 )
 
@@ -29,6 +30,20 @@ const (
 const (
 	startNiceEndDeschedule = 0
 	startNiceEndSlice      = 1
+)
+
+// Values of start_nice_reading: where START_NICE places the child. The
+// mail says only that START_NICE is "an alternative to START_DEBIT which
+// does not have the downside of moving newly forked threads to the end of
+// the runqueue"; two placements fit that text.
+const (
+	// startNiceR1 places the child at max(parent, min_vruntime): where
+	// NO_START_DEBIT places it, the nice penalty being the only difference.
+	startNiceR1 = 1
+	// startNiceR2 lets the child keep its parent's vruntime, with no
+	// min_vruntime floor: a parent woken with sleeper credit (glibc's
+	// SIGEV_THREAD helper) passes that credit on to its child.
+	startNiceR2 = 2
 )
 
 func rfcFeatures() []sched.Feature {
@@ -58,7 +73,9 @@ func rfcTunables() []sched.Tunable {
 		{Name: StartNiceEnd, Default: startNiceEndDeschedule, Choices: []int64{startNiceEndDeschedule, startNiceEndSlice}, Reconstruction: "R1",
 			Doc: "START_NICE: the penalty ends at the task's first deschedule after running (0) or once it ran a full sched_slice (1)"},
 		{Name: StartNiceKeepsDebit, Default: 0, Min: 0, Max: 1, Reconstruction: "R1",
-			Doc: "START_NICE: 1 keeps START_DEBIT's placement as well; 0 places the child at max(parent, min_vruntime)"},
+			Doc: "START_NICE: 1 keeps START_DEBIT's placement as well (under either reading); 0 places the child as start_nice_reading says"},
+		{Name: StartNiceReading, Default: startNiceR1, Choices: []int64{startNiceR1, startNiceR2}, Reconstruction: "R1",
+			Doc: "START_NICE: which reconstruction places the child: 1 (R1) at max(parent, min_vruntime), 2 (R2) at the parent's vruntime with no min_vruntime floor"},
 		// Seed 004: with the fix, min_granularity "won't affect the
 		// preemption granularity directly, but rather indirectly through
 		// the period length" — so the fix dropped the min_granularity
@@ -88,6 +105,7 @@ type rfc struct {
 	startNiceDelta         int
 	startNiceEndSlice      bool
 	startNiceKeepsDebit    bool
+	startNiceR2            bool
 	cptFix, cptNoGranGuard bool
 }
 
@@ -104,6 +122,7 @@ func newRFC(cfg *sched.Config) rfc {
 		r.startNiceDelta = int(cfg.Tunables[StartNiceDelta])
 		r.startNiceEndSlice = cfg.Tunables[StartNiceEnd] == startNiceEndSlice
 		r.startNiceKeepsDebit = cfg.Tunables[StartNiceKeepsDebit] != 0
+		r.startNiceR2 = cfg.Tunables[StartNiceReading] == startNiceR2
 	}
 	if r.cptFix {
 		r.cptNoGranGuard = cfg.Tunables[CPTFixVariant] == 2

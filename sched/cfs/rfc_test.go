@@ -82,6 +82,38 @@ func TestStartNice(t *testing.T) {
 	}
 }
 
+// The two readings of START_NICE's placement, for a parent woken with
+// sleeper credit: 1.5 ms behind min_vruntime when it forks. R1 floors the
+// child at min_vruntime (offset 0, NO_START_DEBIT's place); R2 leaves it at
+// the parent's vruntime (offset -1.5 ms); with START_DEBIT kept, both put
+// it one vslice after min_vruntime: the period is 4 × 2 ms, the queue's
+// load two nice-0 tasks, the reniced parent and the reniced child
+// (2·1024 + 2·526), so the slice 8 ms × 526/3100 converted to the child's
+// virtual time is 8 ms × 1024/3100 = 2.6426 ms (less the fixed point's
+// rounding).
+func TestStartNiceReadings(t *testing.T) {
+	const behind = 1500000
+	for _, c := range []struct {
+		reading, keepsDebit int64
+		want                int64
+	}{{1, 0, 0}, {2, 0, -behind}, {1, 1, 2642580}, {2, 1, 2642580}} {
+		cl := newClass(t, "cfs-2.6.35", map[string]bool{StartNice: true},
+			map[string]int64{StartNiceReading: c.reading, StartNiceKeepsDebit: c.keepsDebit})
+		rq := &fakeRQ{}
+		runnable(cl, rq, 3)
+		rq.curr = cl.PickNext(rq)
+		parent := rq.curr
+		q := &cl.cpus[0].root
+		taskSE(parent).vruntime = q.minV - behind
+		ch := newTask(cl, 0)
+		cl.Fork(rq, rq, parent, ch)
+		cl.Enqueue(rq, ch, 0)
+		if got := int64(taskSE(ch).vruntime - q.minV); got < c.want-1000 || got > c.want+1000 {
+			t.Errorf("R%d keeps_debit=%d: child at min_vruntime%+d, want %+d", c.reading, c.keepsDebit, got, c.want)
+		}
+	}
+}
+
 func TestCPTFixComparesVirtualWithVirtual(t *testing.T) {
 	// curr is nice +5 (weight 335) against one nice-0 task: its slice is
 	// 6 ms × 335/1359 ≈ 1.48 ms wall, ≈ 4.52 ms in its virtual time. After
@@ -169,6 +201,10 @@ func TestReconstructionsAreListedWithParameters(t *testing.T) {
 	want := "START_NICE@R1 (start_nice_delta=5 start_nice_end=0 start_nice_keeps_debit=0); TIMER@R1"
 	if got != want {
 		t.Fatalf("reconstructions:\n got %s\nwant %s", got, want)
+	}
+	r2, _ := prof.NewConfig(1, map[string]bool{StartNice: true}, map[string]int64{StartNiceReading: 2})
+	if got := strings.Join(r2.Reconstructions(), "; "); got != "START_NICE@R2 (start_nice_delta=3 start_nice_end=0 start_nice_keeps_debit=0)" {
+		t.Fatalf("R2 listed as %s", got)
 	}
 	plain, _ := prof.NewConfig(1, nil, nil)
 	if len(plain.Reconstructions()) != 0 {
