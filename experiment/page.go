@@ -21,7 +21,8 @@ func Page(results []*Result) (*report.Page, error) {
 		c := report.Comparison{ID: res.ID, Title: res.Title, RefName: "paper", SimName: "sim",
 			Paragraphs: []string{fmt.Sprintf("%s. Load: %s.", res.Citation, res.Load)},
 			Facts: [][2]string{{"simulated", fmt.Sprintf("%s on %s", res.Scenario, res.Settings)},
-				{"runs", fmt.Sprintf("%d × %s per configuration (seeds 1–%d); the table's figures are means over the runs", res.Runs, res.Duration, res.Runs)}},
+				{"runs", fmt.Sprintf("%d × %s per configuration (seeds 1–%d); the table's figures are means over the runs", res.Runs, res.Duration, res.Runs)},
+				{"verdicts", fmt.Sprintf("on the 3-run means of every triple of seeds (the mails averaged 3 runs): \"holds\" in at least %.0f %% of them; \"within the mails' own noise\" when missed by at most %.2f×, the source's own spread (%s)", 100*holdsShare, res.Noise, res.NoiseNote)}},
 			Samples:      fmt.Sprintf("the samples of all %d runs of each configuration, pooled", res.Runs),
 			TimelineNote: "Run 1 (seed 1) of each configuration.",
 			Metrics:      []string{"max", "avg"}}
@@ -42,7 +43,7 @@ func Page(results []*Result) (*report.Page, error) {
 			c.Rows = append(c.Rows, cr)
 		}
 		for _, cl := range res.Claims {
-			c.Claims = append(c.Claims, report.Claim{Text: cl.Text, Holds: cl.Holds, Detail: cl.Detail})
+			c.Claims = append(c.Claims, report.Claim{Text: cl.Text, Holds: cl.Holds, Verdict: string(cl.Verdict), Detail: cl.Detail})
 		}
 		page.Sections = append(page.Sections, report.ComparisonSection(c))
 	}

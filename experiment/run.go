@@ -21,20 +21,25 @@ import (
 
 // Result is an experiment's outcome, with the design's JSON keys.
 type Result struct {
-	ID              string        `json:"id"`
-	Source          string        `json:"source"`
-	Citation        string        `json:"citation"`
-	Title           string        `json:"title"`
-	Load            string        `json:"load"`
-	Scenario        string        `json:"scenario"`
-	Policy          string        `json:"policy"`
-	Settings        string        `json:"settings"`
-	Runs            int           `json:"runs"`
-	Duration        string        `json:"duration"`
-	Reconstructions []string      `json:"reconstructions,omitempty"`
-	Rows            []RowResult   `json:"rows"`
-	Claims          []ClaimResult `json:"claims"`
-	metric          Metric
+	ID              string   `json:"id"`
+	Source          string   `json:"source"`
+	Citation        string   `json:"citation"`
+	Title           string   `json:"title"`
+	Load            string   `json:"load"`
+	Scenario        string   `json:"scenario"`
+	Policy          string   `json:"policy"`
+	Settings        string   `json:"settings"`
+	Runs            int      `json:"runs"`
+	Duration        string   `json:"duration"`
+	Reconstructions []string `json:"reconstructions,omitempty"`
+	// Noise is the source's own spread (a factor), which a claim may miss
+	// by and still be "within the mails' own noise"; NoiseNote says where
+	// it comes from.
+	Noise     float64       `json:"noise"`
+	NoiseNote string        `json:"noise_note"`
+	Rows      []RowResult   `json:"rows"`
+	Claims    []ClaimResult `json:"claims"`
+	metric    Metric
 	// figures are what the HTML report draws, per row (Options.Figures).
 	figures []rowFigures
 }
@@ -55,8 +60,11 @@ type RowResult struct {
 	Paper  Figures `json:"paper"`
 	Sim    Figures `json:"sim"`
 	Ratio  Figures `json:"ratio"` // sim/paper where both exist
-	Note   string  `json:"note,omitempty"`
-	median bool    // the experiment compares medians: p50_us is always present
+	// Lo and Hi are the smallest and largest figure of any one run, of
+	// which Sim is the mean: the spread over the runs.
+	Lo, Hi Figures
+	Note   string `json:"note,omitempty"`
+	median bool   // the experiment compares medians: p50_us is always present
 }
 
 // MarshalJSON writes p50_us (null where unknown) in every figure of an
@@ -73,20 +81,30 @@ func (r RowResult) MarshalJSON() ([]byte, error) {
 		Config string              `json:"config"`
 		Paper  map[string]*float64 `json:"paper"`
 		Sim    map[string]*float64 `json:"sim"`
+		SimMin map[string]*float64 `json:"sim_min"`
+		SimMax map[string]*float64 `json:"sim_max"`
 		Ratio  map[string]*float64 `json:"ratio"`
 		Note   string              `json:"note,omitempty"`
-	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Ratio), r.Note})
+	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Lo), fig(r.Hi), fig(r.Ratio), r.Note})
 }
 
-// ClaimResult is a claim with its verdict.
+// ClaimResult is a claim with its verdict, judged on the 3-run means
+// (verdict.go). Holds is the verdict "holds"; Share is the share of 3-run
+// means in which the claim holds, over Means of them; Miss the factor by
+// which the all-run means miss it.
 type ClaimResult struct {
 	Text string `json:"text"`
-	// Holds is the verdict: the claim holds on the rows and again when
-	// every run is repeated with the noise model on, at every NoiseLevel.
-	// A claim that holds only because the model has no noise does not
-	// hold.
-	Holds  bool   `json:"holds"`
-	Detail string `json:"detail"`
+	// Holds is the verdict "holds": on the rows and again when every run
+	// is repeated with the noise model on, at every NoiseLevel. A claim
+	// that holds only because the model has no noise does not hold.
+	Holds bool `json:"holds"`
+	// Verdict is the weakest of the verdicts without noise and at every
+	// NoiseLevel; Share, Means and Miss are the judgement without noise.
+	Verdict Verdict `json:"verdict"`
+	Share   float64 `json:"share"`
+	Means   int     `json:"means"`
+	Miss    float64 `json:"miss"`
+	Detail  string  `json:"detail"`
 	// WithoutNoise is the rows' check, WithNoise that it holds at every
 	// NoiseLevel; NoiseDetail is the figures of the first level that
 	// flips the rows' verdict (else of the first level).
@@ -194,9 +212,10 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 				c, n := &r.Claims[j], nres[i].Claims[j]
 				// The first level that flips the verdict is the one shown.
 				if c.NoiseDetail == "" || (c.WithNoise && n.Holds != c.WithoutNoise) {
-					c.NoiseDetail = fmt.Sprintf("%s noise: %s", lv.Name, n.Detail)
+					c.NoiseDetail = fmt.Sprintf("%s noise: [%s] %s", lv.Name, n.Verdict, n.Detail)
 				}
 				c.WithNoise = c.WithNoise && n.Holds
+				c.Verdict = weaker(c.Verdict, n.Verdict)
 			}
 		}
 	}
@@ -254,17 +273,24 @@ func run(exps []*Experiment, o Options) ([]*Result, error) {
 	k := 0
 	for _, e := range exps {
 		res := &Result{ID: e.ID, Source: e.Source, Citation: e.Citation, Title: e.Title, Load: e.Load, Scenario: e.Scenario, Policy: e.Policy,
-			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration.String(), metric: e.Metric, Reconstructions: e.reconstructions()}
+			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration.String(), metric: e.Metric, Reconstructions: e.reconstructions(),
+			Noise: e.Noise, NoiseNote: e.NoiseNote}
 		sims := map[string]Figures{}
+		perRun := map[string]runFigures{}
+		median := e.Metric == TimerMedian
 		for _, r := range e.Rows {
 			var mx, av, md float64
 			figs := rowFigures{runs: map[string][]float64{}}
+			var rf runFigures
 			for s := 0; s < e.Runs; s++ {
 				oc := out[k]
 				tl := oc.Report.TimerLatency
 				mx += float64(tl.Max)
 				av += float64(tl.Avg)
 				md += float64(tl.P50)
+				rf.max = append(rf.max, float64(tl.Max))
+				rf.avg = append(rf.avg, float64(tl.Avg))
+				rf.p50 = append(rf.p50, float64(tl.P50))
 				figs.runs["max"] = append(figs.runs["max"], float64(tl.Max))
 				figs.runs["avg"] = append(figs.runs["avg"], float64(tl.Avg))
 				figs.runs["median"] = append(figs.runs["median"], float64(tl.P50))
@@ -276,19 +302,24 @@ func run(exps []*Experiment, o Options) ([]*Result, error) {
 			}
 			n := float64(e.Runs)
 			sim := Figures{Max: f(round1(mx / n)), Avg: f(round1(av / n))}
-			if e.Metric == TimerMedian {
+			if median {
 				sim.P50 = f(round1(md / n))
 			}
 			sims[r.Config] = sim
-			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Note: r.Note,
-				median: e.Metric == TimerMedian})
+			perRun[r.Config] = rf
+			lo, hi := rf.extremes(median)
+			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Lo: lo, Hi: hi, Note: r.Note,
+				median: median})
 			if o.Figures {
 				res.figures = append(res.figures, figs)
 			}
 		}
 		for _, c := range e.Claims {
-			holds, detail := c.Check(sims)
-			res.Claims = append(res.Claims, ClaimResult{Text: c.Text, Holds: holds, Detail: detail})
+			_, detail := c.Check(sims)
+			j := judge(c, sims, perRun, e.Runs, median, e.noise())
+			res.Claims = append(res.Claims, ClaimResult{Text: c.Text, Holds: j.Verdict == Holds, Verdict: j.Verdict,
+				Share: math.Round(j.Share*1000) / 1000, Means: j.Means, Miss: math.Round(j.Miss*100) / 100,
+				Detail: detail + "; " + j.Describe(e.noise())})
 		}
 		results = append(results, res)
 	}
@@ -395,36 +426,39 @@ func WriteText(w io.Writer, results []*Result) error {
 		}
 		fmt.Fprintf(&b, "   %-22s", "config")
 		for _, c := range cols {
-			fmt.Fprintf(&b, " %13s %11s %6s", "paper "+c.name+" us", "sim "+c.name, "ratio")
+			fmt.Fprintf(&b, " %13s %11s %13s %6s", "paper "+c.name+" us", "sim "+c.name, "runs min-max", "ratio")
 		}
 		b.WriteString("\n")
 		for _, row := range r.Rows {
 			fmt.Fprintf(&b, "   %-22s", row.Config)
 			for _, c := range cols {
-				fmt.Fprintf(&b, " %13s %11s %6s", num(c.get(row.Paper), 1), num(c.get(row.Sim), 1), num(c.get(row.Ratio), 2))
+				fmt.Fprintf(&b, " %13s %11s %13s %6s", num(c.get(row.Paper), 1), num(c.get(row.Sim), 1), span(c.get(row.Lo), c.get(row.Hi)), num(c.get(row.Ratio), 2))
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
+		fmt.Fprintf(&b, "   verdicts on the 3-run means of every triple of seeds (the mails averaged 3 runs); \"holds\": in at least %.0f %% of them;\n", 100*holdsShare)
+		fmt.Fprintf(&b, "   \"within the mails' own noise\": missed by at most %.2fx, the source's own spread (%s)\n", r.Noise, r.NoiseNote)
 		for _, c := range r.Claims {
-			verdict := "holds"
-			switch {
-			case c.WithoutNoise && !c.WithNoise:
-				verdict = "holds only without noise"
-			case !c.Holds:
-				verdict = "does not hold"
-			}
-			fmt.Fprintf(&b, "   [%s] %s — %s\n", verdict, c.Text, c.Detail)
+			fmt.Fprintf(&b, "   [%s] %s — %s\n", c.Verdict, c.Text, c.Detail)
 			if !c.WithoutNoise || !c.WithNoise {
 				fmt.Fprintf(&b, "      with %s\n", c.NoiseDetail)
 			}
-			if !c.Holds {
+			if c.Verdict == DoesNotHold {
 				b.WriteString("      (why the model does not bear this out: EXPERIMENTS.md, " + r.ID + ")\n")
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// span is a row's range over its runs, in whole µs.
+func span(lo, hi *float64) string {
+	if lo == nil || hi == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f-%.0f", *lo, *hi)
 }
 
 func num(p *float64, prec int) string {

@@ -48,9 +48,12 @@ type Table struct {
 
 // Claim is a statement and whether it holds.
 type Claim struct {
-	Text   string
-	Holds  bool
-	Detail string
+	Text  string
+	Holds bool
+	// Verdict, if set, is printed instead of "holds"/"does not hold" (e.g.
+	// "within the mails' own noise", drawn as neither).
+	Verdict string
+	Detail  string
 }
 
 // Figure is a chart (an <svg> element, e.g. from TailChart) with a caption.
@@ -114,6 +117,9 @@ func WriteHTML(w io.Writer, p *Page) error {
 				cls, mark := "holds", "holds"
 				if !c.Holds {
 					cls, mark = "fails", "does not hold"
+				}
+				if c.Verdict != "" && c.Verdict != mark {
+					cls, mark = "noise", c.Verdict
 				}
 				fmt.Fprintf(&b, "<li class=\"%s\"><span class=\"verdict\">%s</span> %s", cls, mark, esc(c.Text))
 				if c.Detail != "" {
@@ -239,6 +245,7 @@ ul.claims li { margin: 4px 0; }
 .verdict { display: inline-block; min-width: 98px; padding: 0 6px; border-radius: 4px; color: #fff; font-size: 12px; text-align: center; }
 li.holds .verdict { background: var(--ok); }
 li.fails .verdict { background: var(--bad); }
+li.noise .verdict { background: #9a6700; }
 .detail { color: var(--muted); }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 560px), 1fr)); gap: 8px 16px; align-items: start; }
 figure.chart { margin: 8px 0; min-width: 0; }

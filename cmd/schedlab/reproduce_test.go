@@ -22,11 +22,14 @@ func TestReproduceJSON(t *testing.T) {
 				Config string                 `json:"config"`
 				Paper  map[string]*float64    `json:"paper"`
 				Sim    map[string]*float64    `json:"sim"`
+				SimMin map[string]*float64    `json:"sim_min"`
+				SimMax map[string]*float64    `json:"sim_max"`
 				Other  map[string]interface{} `json:"-"`
 			} `json:"rows"`
 			Claims []struct {
-				Text  string `json:"text"`
-				Holds *bool  `json:"holds"`
+				Text    string `json:"text"`
+				Holds   *bool  `json:"holds"`
+				Verdict string `json:"verdict"`
 			} `json:"claims"`
 		} `json:"experiments"`
 	}
@@ -48,6 +51,14 @@ func TestReproduceJSON(t *testing.T) {
 			if c.Text == "" || c.Holds == nil {
 				t.Errorf("%s: claim without text or verdict", e.ID)
 			}
+			switch c.Verdict {
+			case "holds", "within the mails' own noise", "does not hold":
+			default:
+				t.Errorf("%s: claim %q: verdict %q", e.ID, c.Text, c.Verdict)
+			}
+			if (c.Verdict == "holds") != *c.Holds {
+				t.Errorf("%s: claim %q: holds %v but verdict %q", e.ID, c.Text, *c.Holds, c.Verdict)
+			}
 		}
 		for _, r := range e.Rows {
 			key := "avg_us"
@@ -62,6 +73,10 @@ func TestReproduceJSON(t *testing.T) {
 			}
 			if _, ok := r.Sim["max_us"]; !ok {
 				t.Errorf("%s/%s: sim lacks max_us", e.ID, r.Config)
+			}
+			// The spread over the runs brackets their mean.
+			if lo, hi := r.SimMin[key], r.SimMax[key]; lo == nil || hi == nil || *lo > *r.Sim[key]+0.05 || *hi < *r.Sim[key]-0.05 {
+				t.Errorf("%s/%s: %s range %v-%v does not bracket %v", e.ID, r.Config, key, lo, hi, *r.Sim[key])
 			}
 		}
 	}
