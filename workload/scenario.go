@@ -416,6 +416,16 @@ var templateFuncs = template.FuncMap{
 		}
 		return a / b, nil
 	},
+	// seq is 0, 1, …, n−1: a template writes one definition per job slot
+	// with it, where tasks must name each other (a child waking its
+	// parent by name).
+	"seq": func(n int64) []int64 {
+		out := make([]int64, max(0, n))
+		for i := range out {
+			out[i] = int64(i)
+		}
+		return out
+	},
 	// bursts is how many lognormal bursts of the given median (µs) and σ
 	// make total µs of CPU on average: round(total / (median·e^(σ²/2))),
 	// at least 1 (the mean of a lognormal is median·e^(σ²/2)).
