@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +129,36 @@ func TestRowLabelsAreTheDesigns(t *testing.T) {
 	}
 	if _, err := Lookup([]string{"nope"}); err == nil {
 		t.Error("unknown experiment accepted")
+	}
+}
+
+// A variant replaces what it names and nothing else: HZ=1000 keeps the
+// calibrated load and the row's settings; the kbuild load keeps the HZ.
+func TestVariantRequests(t *testing.T) {
+	exps, _ := Lookup([]string{"check-preempt-tick"})
+	e := exps[0]
+	row := e.Rows[2] // min_gran
+	for _, v := range e.Variants {
+		req, err := e.request(row, &v, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hz := req.Tunables["HZ"]
+		switch v.Name {
+		case "HZ=1000":
+			if hz != 1000 || !strings.HasPrefix(req.Name, "wakeup-latency-make-j10 ") {
+				t.Errorf("%s: HZ %d, scenario %s", v.Name, hz, req.Name)
+			}
+		case "kbuild":
+			if hz != calibrationHZ || !strings.HasPrefix(req.Name, "wakeup-latency-kbuild-j10") {
+				t.Errorf("%s: HZ %d, scenario %s", v.Name, hz, req.Name)
+			}
+		}
+		if req.Tunables["sched_min_granularity_ns"] != 750000 || req.Tunables["arch"] != 32 {
+			t.Errorf("%s: the row's and the machine's settings lost: %v", v.Name, req.Tunables)
+		}
+	}
+	if len(e.Variants) != 3 {
+		t.Errorf("%d variants", len(e.Variants))
 	}
 }

@@ -45,7 +45,44 @@ func Page(results []*Result) (*report.Page, error) {
 		for _, cl := range res.Claims {
 			c.Claims = append(c.Claims, report.Claim{Text: cl.Text, Holds: cl.Holds, Verdict: string(cl.Verdict), Detail: cl.Detail})
 		}
-		page.Sections = append(page.Sections, report.ComparisonSection(c))
+		sec := report.ComparisonSection(c)
+		if len(res.Variants) > 0 {
+			sec.Tables = append(sec.Tables, variantTable(res))
+			for _, v := range res.Variants {
+				for _, cl := range v.Claims {
+					sec.Claims = append(sec.Claims, report.Claim{Text: v.Name + ": " + cl.Text, Holds: cl.Holds, Verdict: string(cl.Verdict), Detail: cl.Detail})
+				}
+			}
+		}
+		page.Sections = append(page.Sections, sec)
 	}
 	return page, nil
+}
+
+// variantTable lays out the rows under the experiment's other readings:
+// each variant's mean and range over the runs, average and maximum.
+func variantTable(res *Result) report.Table {
+	t := report.Table{Caption: fmt.Sprintf("The same rows under other readings of the unknowns, %d runs each: sim µs, mean (min–max over the runs).", res.Runs),
+		Columns: []string{"config", "calibrated avg", "calibrated max"}}
+	for _, v := range res.Variants {
+		t.Columns = append(t.Columns, v.Name+" avg", v.Name+" max")
+	}
+	cell := func(m, lo, hi *float64) string {
+		if m == nil || lo == nil || hi == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f (%.0f–%.0f)", *m, *lo, *hi)
+	}
+	for i, row := range res.Rows {
+		cells := []string{row.Config, cell(row.Sim.Avg, row.Lo.Avg, row.Hi.Avg), cell(row.Sim.Max, row.Lo.Max, row.Hi.Max)}
+		for _, v := range res.Variants {
+			vr := v.Rows[i]
+			cells = append(cells, cell(vr.Sim.Avg, vr.Lo.Avg, vr.Hi.Avg), cell(vr.Sim.Max, vr.Lo.Max, vr.Hi.Max))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	for _, v := range res.Variants {
+		t.Caption += fmt.Sprintf(" %s: %s (%s on %s).", v.Name, v.Why, v.Scenario, v.Settings)
+	}
+	return t
 }

@@ -39,7 +39,10 @@ type Result struct {
 	NoiseNote string        `json:"noise_note"`
 	Rows      []RowResult   `json:"rows"`
 	Claims    []ClaimResult `json:"claims"`
-	metric    Metric
+	// Variants are the rows and verdicts under the experiment's other
+	// readings (Experiment.Variants).
+	Variants []VariantResult `json:"variants,omitempty"`
+	metric   Metric
 	// figures are what the HTML report draws, per row (Options.Figures).
 	figures []rowFigures
 }
@@ -86,6 +89,16 @@ func (r RowResult) MarshalJSON() ([]byte, error) {
 		Ratio  map[string]*float64 `json:"ratio"`
 		Note   string              `json:"note,omitempty"`
 	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Lo), fig(r.Hi), fig(r.Ratio), r.Note})
+}
+
+// VariantResult is an experiment's rows and verdicts under a variant.
+type VariantResult struct {
+	Name     string        `json:"name"`
+	Why      string        `json:"why"`
+	Scenario string        `json:"scenario"`
+	Settings string        `json:"settings"`
+	Rows     []RowResult   `json:"rows"`
+	Claims   []ClaimResult `json:"claims"`
 }
 
 // ClaimResult is a claim with its verdict, judged on the 3-run means
@@ -135,12 +148,23 @@ type NoiseLevel struct {
 // Request builds the simulation of one run of a row: the experiment's
 // settings with the row's switch added, nothing else.
 func (e *Experiment) Request(r Row, seed uint64) (lab.Request, error) {
-	params := maps.Clone(e.Params)
+	return e.request(r, nil, seed)
+}
+
+// request is Request under a variant (nil: none): the variant's scenario
+// and parameters in place of the experiment's, its settings added before
+// the row's.
+func (e *Experiment) request(r Row, v *Variant, seed uint64) (lab.Request, error) {
+	scenario, base := e.Scenario, e.Params
+	if v != nil && v.Scenario != "" {
+		scenario, base = v.Scenario, v.Params
+	}
+	params := maps.Clone(base)
 	if params == nil {
 		params = map[string]string{}
 	}
 	maps.Copy(params, r.Params)
-	spec, name, err := workload.Load(e.Scenario, params)
+	spec, name, err := workload.Load(scenario, params)
 	if err != nil {
 		return lab.Request{}, err
 	}
@@ -153,7 +177,11 @@ func (e *Experiment) Request(r Row, seed uint64) (lab.Request, error) {
 		}
 	}
 	set := map[string]int64{}
-	for _, s := range append(append([]Setting{}, e.Set...), r.Set...) {
+	all := append([]Setting{}, e.Set...)
+	if v != nil {
+		all = append(all, v.Set...)
+	}
+	for _, s := range append(all, r.Set...) {
 		set[s.Name] = s.Value
 	}
 	return lab.Request{Spec: spec, Name: name, Policy: e.Policy, Features: feats, Tunables: set, Duration: e.Duration, Seed: seed}, nil
@@ -230,21 +258,27 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 
 func run(exps []*Experiment, o Options) ([]*Result, error) {
 	type job struct {
-		exp, row int
-		seed     uint64
-		req      *lab.Request // the row's, shared by its runs
+		exp, variant, row int // variant −1: the experiment itself
+		seed              uint64
+		req               *lab.Request // the row's, shared by its runs
 	}
 	// A row's workload is loaded once: its runs share the Spec, which the
 	// simulator only reads.
 	var jobs []job
 	for ei, e := range exps {
-		for ri, r := range e.Rows {
-			req, err := e.Request(r, 0)
-			if err != nil {
-				return nil, fmt.Errorf("experiment %s, row %s: %w", e.ID, r.Config, err)
+		for vi := -1; vi < len(e.Variants); vi++ {
+			var v *Variant
+			if vi >= 0 {
+				v = &e.Variants[vi]
 			}
-			for s := 1; s <= e.Runs; s++ {
-				jobs = append(jobs, job{ei, ri, uint64(s), &req})
+			for ri, r := range e.Rows {
+				req, err := e.request(r, v, 0)
+				if err != nil {
+					return nil, fmt.Errorf("experiment %s, row %s: %w", e.ID, r.Config, err)
+				}
+				for s := 1; s <= e.Runs; s++ {
+					jobs = append(jobs, job{ei, vi, ri, uint64(s), &req})
+				}
 			}
 		}
 	}
@@ -254,7 +288,8 @@ func run(exps []*Experiment, o Options) ([]*Result, error) {
 		j := jobs[i]
 		req := *j.req
 		req.Seed = j.seed
-		if o.Figures {
+		// The page draws the calibrated rows only.
+		if o.Figures && j.variant < 0 {
 			req.Keep.Samples = true
 			if j.seed == 1 {
 				req.Keep.Timeline = timelineWindow
@@ -275,55 +310,71 @@ func run(exps []*Experiment, o Options) ([]*Result, error) {
 		res := &Result{ID: e.ID, Source: e.Source, Citation: e.Citation, Title: e.Title, Load: e.Load, Scenario: e.Scenario, Policy: e.Policy,
 			Settings: e.settings(), Runs: e.Runs, Duration: e.Duration.String(), metric: e.Metric, Reconstructions: e.reconstructions(),
 			Noise: e.Noise, NoiseNote: e.NoiseNote}
-		sims := map[string]Figures{}
-		perRun := map[string]runFigures{}
 		median := e.Metric == TimerMedian
-		for _, r := range e.Rows {
-			var mx, av, md float64
-			figs := rowFigures{runs: map[string][]float64{}}
-			var rf runFigures
-			for s := 0; s < e.Runs; s++ {
-				oc := out[k]
-				tl := oc.Report.TimerLatency
-				mx += float64(tl.Max)
-				av += float64(tl.Avg)
-				md += float64(tl.P50)
-				rf.max = append(rf.max, float64(tl.Max))
-				rf.avg = append(rf.avg, float64(tl.Avg))
-				rf.p50 = append(rf.p50, float64(tl.P50))
-				figs.runs["max"] = append(figs.runs["max"], float64(tl.Max))
-				figs.runs["avg"] = append(figs.runs["avg"], float64(tl.Avg))
-				figs.runs["median"] = append(figs.runs["median"], float64(tl.P50))
-				figs.timer = append(figs.timer, oc.Timer...)
-				if oc.Timeline != nil {
-					figs.timeline = oc.Timeline
+		// block computes the rows and verdicts of the experiment or of one
+		// variant from the next runs in out, in the order jobs has them.
+		block := func(keep bool) ([]RowResult, []ClaimResult) {
+			var rows []RowResult
+			sims := map[string]Figures{}
+			perRun := map[string]runFigures{}
+			for _, r := range e.Rows {
+				figs := rowFigures{runs: map[string][]float64{}}
+				var rf runFigures
+				for s := 0; s < e.Runs; s++ {
+					oc := out[k]
+					tl := oc.Report.TimerLatency
+					rf.max = append(rf.max, float64(tl.Max))
+					rf.avg = append(rf.avg, float64(tl.Avg))
+					rf.p50 = append(rf.p50, float64(tl.P50))
+					figs.timer = append(figs.timer, oc.Timer...)
+					if oc.Timeline != nil {
+						figs.timeline = oc.Timeline
+					}
+					k++
 				}
-				k++
+				figs.runs["max"], figs.runs["avg"], figs.runs["median"] = rf.max, rf.avg, rf.p50
+				sim := rf.mean(allRuns(e.Runs), median)
+				sims[r.Config] = sim
+				perRun[r.Config] = rf
+				lo, hi := rf.extremes(median)
+				rows = append(rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Lo: lo, Hi: hi, Note: r.Note,
+					median: median})
+				if keep {
+					res.figures = append(res.figures, figs)
+				}
 			}
-			n := float64(e.Runs)
-			sim := Figures{Max: f(round1(mx / n)), Avg: f(round1(av / n))}
-			if median {
-				sim.P50 = f(round1(md / n))
+			var claims []ClaimResult
+			for _, c := range e.Claims {
+				_, detail := c.Check(sims)
+				j := judge(c, sims, perRun, e.Runs, median, e.noise())
+				claims = append(claims, ClaimResult{Text: c.Text, Holds: j.Verdict == Holds, Verdict: j.Verdict,
+					Share: math.Round(j.Share*1000) / 1000, Means: j.Means, Miss: math.Round(j.Miss*100) / 100,
+					Detail: detail + "; " + j.Describe(e.noise())})
 			}
-			sims[r.Config] = sim
-			perRun[r.Config] = rf
-			lo, hi := rf.extremes(median)
-			res.Rows = append(res.Rows, RowResult{Config: r.Config, Paper: r.Paper, Sim: sim, Ratio: ratios(sim, r.Paper), Lo: lo, Hi: hi, Note: r.Note,
-				median: median})
-			if o.Figures {
-				res.figures = append(res.figures, figs)
-			}
+			return rows, claims
 		}
-		for _, c := range e.Claims {
-			_, detail := c.Check(sims)
-			j := judge(c, sims, perRun, e.Runs, median, e.noise())
-			res.Claims = append(res.Claims, ClaimResult{Text: c.Text, Holds: j.Verdict == Holds, Verdict: j.Verdict,
-				Share: math.Round(j.Share*1000) / 1000, Means: j.Means, Miss: math.Round(j.Miss*100) / 100,
-				Detail: detail + "; " + j.Describe(e.noise())})
+		res.Rows, res.Claims = block(o.Figures)
+		for i := range e.Variants {
+			v := &e.Variants[i]
+			vr := VariantResult{Name: v.Name, Why: v.Why, Scenario: e.Scenario, Settings: e.variantSettings(v)}
+			if v.Scenario != "" {
+				vr.Scenario = v.Scenario
+			}
+			vr.Rows, vr.Claims = block(false)
+			res.Variants = append(res.Variants, vr)
 		}
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// allRuns is 0, 1, …, n−1.
+func allRuns(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
@@ -339,25 +390,48 @@ func ratios(sim, paper Figures) Figures {
 }
 
 // settings describes what every row shares.
-func (e *Experiment) settings() string {
+func (e *Experiment) settings() string { return e.describe(e.Set, e.Params) }
+
+// variantSettings describes what every row of a variant shares.
+func (e *Experiment) variantSettings(v *Variant) string {
+	set := map[string]int64{}
+	var order []string
+	for _, st := range append(append([]Setting{}, e.Set...), v.Set...) {
+		if _, ok := set[st.Name]; !ok {
+			order = append(order, st.Name)
+		}
+		set[st.Name] = st.Value
+	}
+	var merged []Setting
+	for _, n := range order {
+		merged = append(merged, Setting{n, set[n]})
+	}
+	params := e.Params
+	if v.Scenario != "" {
+		params = v.Params
+	}
+	return e.describe(merged, params)
+}
+
+func (e *Experiment) describe(sets []Setting, params map[string]string) string {
 	parts := []string{e.Policy}
 	if e.Features != "" {
 		parts = append(parts, "features "+e.Features)
 	}
-	if len(e.Set) > 0 {
-		set := make([]string, len(e.Set))
-		for i, st := range e.Set {
+	if len(sets) > 0 {
+		set := make([]string, len(sets))
+		for i, st := range sets {
 			set[i] = st.String()
 		}
 		parts = append(parts, strings.Join(set, " "))
 	}
-	keys := make([]string, 0, len(e.Params))
-	for k := range e.Params {
+	keys := make([]string, 0, len(params))
+	for k := range params {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		parts = append(parts, k+"="+e.Params[k])
+		parts = append(parts, k+"="+params[k])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -448,9 +522,47 @@ func WriteText(w io.Writer, results []*Result) error {
 				b.WriteString("      (why the model does not bear this out: EXPERIMENTS.md, " + r.ID + ")\n")
 			}
 		}
+		if len(r.Variants) > 0 {
+			writeVariants(&b, r)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeVariants prints the rows under the experiment's other readings,
+// one column pair (mean and range over the runs) per variant, then each
+// variant's verdicts.
+func writeVariants(b *strings.Builder, r *Result) {
+	fmt.Fprintf(b, "\n   the same rows under other readings of the unknowns (%d runs each):\n", r.Runs)
+	for _, v := range r.Variants {
+		fmt.Fprintf(b, "     %-8s %s: %s on %s\n", v.Name, v.Why, v.Scenario, v.Settings)
+	}
+	for _, m := range []struct {
+		name string
+		get  func(Figures) *float64
+	}{{"avg", func(f Figures) *float64 { return f.Avg }}, {"max", func(f Figures) *float64 { return f.Max }}} {
+		b.WriteString("\n")
+		fmt.Fprintf(b, "   %-22s %11s", "sim "+m.name+" us", "calibrated")
+		for _, v := range r.Variants {
+			fmt.Fprintf(b, " %11s %13s", v.Name, "runs min-max")
+		}
+		b.WriteString("\n")
+		for i, row := range r.Rows {
+			fmt.Fprintf(b, "   %-22s %11s", row.Config, num(m.get(row.Sim), 1))
+			for _, v := range r.Variants {
+				vr := v.Rows[i]
+				fmt.Fprintf(b, " %11s %13s", num(m.get(vr.Sim), 1), span(m.get(vr.Lo), m.get(vr.Hi)))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	for _, v := range r.Variants {
+		for _, c := range v.Claims {
+			fmt.Fprintf(b, "   %-8s [%s] %s — %s\n", v.Name, c.Verdict, c.Text, c.Detail)
+		}
+	}
 }
 
 // span is a row's range over its runs, in whole µs.
