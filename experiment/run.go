@@ -215,6 +215,12 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 				c := &r.Claims[i]
 				c.WithoutNoise, c.WithNoise, c.NoiseDetail = c.Holds, c.Holds, "not checked"
 			}
+			for _, v := range r.Variants {
+				for i := range v.Claims {
+					c := &v.Claims[i]
+					c.WithoutNoise, c.WithNoise, c.NoiseDetail = c.Holds, c.Holds, "not checked"
+				}
+			}
 		}
 		return res, err
 	}
@@ -223,12 +229,21 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 			c := &r.Claims[i]
 			c.WithoutNoise, c.WithNoise = c.Holds, true
 		}
+		// The variants are judged without noise only: at every level
+		// they would triple reproduce's time again.
+		for _, v := range r.Variants {
+			for i := range v.Claims {
+				c := &v.Claims[i]
+				c.WithoutNoise, c.WithNoise, c.NoiseDetail = c.Holds, c.Holds, "not checked with noise"
+			}
+		}
 	}
 	for _, lv := range NoiseLevels {
 		var noisy []*Experiment
 		for _, e := range exps {
 			c := *e
 			c.Set = append(append([]Setting{}, e.Set...), lv.Set...)
+			c.Variants = nil
 			noisy = append(noisy, &c)
 		}
 		nres, err := run(noisy, Options{Workers: o.Workers})
@@ -236,24 +251,38 @@ func Run(exps []*Experiment, o Options) ([]*Result, error) {
 			return nil, fmt.Errorf("with %s noise: %w", lv.Name, err)
 		}
 		for i, r := range res {
-			for j := range r.Claims {
-				c, n := &r.Claims[j], nres[i].Claims[j]
-				// The first level that flips the verdict is the one shown.
-				if c.NoiseDetail == "" || (c.WithNoise && n.Holds != c.WithoutNoise) {
-					c.NoiseDetail = fmt.Sprintf("%s noise: [%s] %s", lv.Name, n.Verdict, n.Detail)
-				}
-				c.WithNoise = c.WithNoise && n.Holds
-				c.Verdict = weaker(c.Verdict, n.Verdict)
-			}
+			checkNoise(r.Claims, nres[i].Claims, lv.Name)
 		}
 	}
 	for _, r := range res {
-		for i := range r.Claims {
-			c := &r.Claims[i]
-			c.Holds = c.WithoutNoise && c.WithNoise
+		final(r.Claims)
+		for _, v := range r.Variants {
+			final(v.Claims)
 		}
 	}
 	return res, nil
+}
+
+// checkNoise folds one noise level's verdicts (noisy) into the claims.
+func checkNoise(claims, noisy []ClaimResult, level string) {
+	for j := range claims {
+		c, n := &claims[j], noisy[j]
+		// The first level that flips the verdict is the one shown.
+		if c.NoiseDetail == "" || (c.WithNoise && n.Holds != c.WithoutNoise) {
+			c.NoiseDetail = fmt.Sprintf("%s noise: [%s] %s", level, n.Verdict, n.Detail)
+		}
+		c.WithNoise = c.WithNoise && n.Holds
+		c.Verdict = weaker(c.Verdict, n.Verdict)
+	}
+}
+
+// final sets the claims' verdict "holds": without noise and at every
+// level.
+func final(claims []ClaimResult) {
+	for i := range claims {
+		c := &claims[i]
+		c.Holds = c.WithoutNoise && c.WithNoise
+	}
 }
 
 func run(exps []*Experiment, o Options) ([]*Result, error) {
@@ -534,7 +563,7 @@ func WriteText(w io.Writer, results []*Result) error {
 // one column pair (mean and range over the runs) per variant, then each
 // variant's verdicts.
 func writeVariants(b *strings.Builder, r *Result) {
-	fmt.Fprintf(b, "\n   the same rows under other readings of the unknowns (%d runs each):\n", r.Runs)
+	fmt.Fprintf(b, "\n   the same rows under other readings of the unknowns (%d runs each; verdicts without the noise model):\n", r.Runs)
 	for _, v := range r.Variants {
 		fmt.Fprintf(b, "     %-8s %s: %s on %s\n", v.Name, v.Why, v.Scenario, v.Settings)
 	}
@@ -561,6 +590,7 @@ func writeVariants(b *strings.Builder, r *Result) {
 	for _, v := range r.Variants {
 		for _, c := range v.Claims {
 			fmt.Fprintf(b, "   %-8s [%s] %s — %s\n", v.Name, c.Verdict, c.Text, c.Detail)
+
 		}
 	}
 }
