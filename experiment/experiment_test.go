@@ -146,7 +146,7 @@ func TestVariantRequests(t *testing.T) {
 		hz := req.Tunables["HZ"]
 		switch v.Name {
 		case "HZ=1000":
-			if hz != 1000 || !strings.HasPrefix(req.Name, "wakeup-latency-make-j10 ") {
+			if hz != 1000 || req.Name != "wakeup-latency-make-j10 cc1_io=300000" {
 				t.Errorf("%s: HZ %d, scenario %s", v.Name, hz, req.Name)
 			}
 		case "kbuild":
