@@ -30,7 +30,8 @@ type policyRule struct {
 // takes the older one: what the simulator lacks of the newer code is said
 // in why. The EEVDF profiles are the releases they are named for.
 var policyRules = []policyRule{
-	{[3]int{6, 18, 0}, "eevdf-6.18", "EEVDF of 6.18 (its newest simulated generation)"},
+	{[3]int{7, 2, 0}, "eevdf-7.2", "EEVDF of Debian's 7.2 (its newest simulated generation; what 7.3 and later changed is not simulated)"},
+	{[3]int{6, 18, 0}, "eevdf-6.18", "EEVDF of 6.18 (what 6.19-7.1 changed is not simulated; eevdf-7.2's lazy preemption and hrtick may have come in any of them)"},
 	{[3]int{6, 12, 0}, "eevdf-6.12", "EEVDF of 6.12"},
 	{[3]int{6, 6, 0}, "eevdf-6.6", "EEVDF of 6.6"},
 	{[3]int{6, 1, 0}, "cfs-6.1", "CFS of 6.1, the newest simulated CFS (what 6.2-6.5 changed in CFS is not simulated)"},

@@ -165,6 +165,14 @@ type cpuRQ struct {
 	// for preemption, so the coming schedule() keeps the clock of that
 	// wakeup.
 	skipClock bool
+	// lazy is the version's lazy preemption; lazyMark says the running
+	// task's mark is TIF_NEED_RESCHED_LAZY, set by this class's
+	// resched_curr_lazy, not TIF_NEED_RESCHED (a mark the engine or
+	// another class set, or one promoted by the tick, is a full one).
+	lazy, lazyMark bool
+	// hrtickAt is when the hrtick armed by 7.2's rules expires (0: not
+	// armed); the engine cancels it at each schedule(), which 7.2 does not.
+	hrtickAt int64
 }
 
 // groupState is a task group's entities and queues, one per CPU.
@@ -240,7 +248,7 @@ func build(cfg *sched.Config, ver version) (sched.Class, error) {
 	// protection uses without RUN_TO_PARITY.
 	c.normSlice = c.baseSlice / sched.ScaleFactor(cfg.Tunable(TunableScaling), cfg.NCPU)
 	for i := 0; i < cfg.NCPU; i++ {
-		r := &cpuRQ{id: i}
+		r := &cpuRQ{id: i, lazy: ver.lazy}
 		r.root.cpu = r
 		r.root.v0 = initialV0
 		c.cpus = append(c.cpus, r)
@@ -263,8 +271,10 @@ func (c *EEVDF) rq(env sched.RQ) *cpuRQ {
 	return r
 }
 
-// resched asks env, r's CPU, for a reschedule. Requests made while picking
-// are dropped: the kernel clears need_resched after the pick.
+// resched asks env, r's CPU, for a reschedule: resched_curr_lazy, the
+// fair class's own requests (update_curr, wakeup_preempt_fair). Requests
+// made while picking are dropped: the kernel clears need_resched after
+// the pick.
 func (r *cpuRQ) resched(env sched.RQ) {
 	if r.picking {
 		return
@@ -272,8 +282,26 @@ func (r *cpuRQ) resched(env sched.RQ) {
 	if env.CPU() != r.id {
 		panic(fmt.Sprintf("eevdf: a reschedule of cpu %d was sent to cpu %d's run queue", r.id, env.CPU()))
 	}
+	if r.lazy && !env.NeedResched() {
+		r.lazyMark = true
+	}
 	env.Resched()
 }
+
+// reschedFull is resched_curr: TIF_NEED_RESCHED whatever the preemption
+// model (the hrtick's entity_tick, hrtick_start_fair on an overrun
+// request, prio_changed_fair).
+func (r *cpuRQ) reschedFull(env sched.RQ) {
+	if r.picking {
+		return
+	}
+	r.resched(env)
+	r.lazyMark = false
+}
+
+// fullMark reports whether the running task is marked with
+// TIF_NEED_RESCHED, what test_tsk_need_resched tests.
+func (r *cpuRQ) fullMark(env sched.RQ) bool { return env.NeedResched() && !r.lazyMark }
 
 // group returns g's state, creating its per-CPU entities and queues.
 func (c *EEVDF) group(g *sched.Group) *groupState {

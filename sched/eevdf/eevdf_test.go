@@ -469,6 +469,7 @@ func TestProfiles(t *testing.T) {
 		{"eevdf-6.12", 2, 1400000, []string{PreemptShort, DelayDequeue, DelayZero, PickBuddy, PlaceRelDeadline, DoubleTick, NIRandom}, []string{HZBW, UtilEstFastup}},
 		{"eevdf-6.18", 2, 1400000, []string{NIRandom, PreemptShort}, []string{DoubleTick}},
 		{"eevdf-6.18", 16, 2800000, nil, nil},
+		{"eevdf-7.2", 2, 1400000, []string{NIRandom, NIRate, ParanoidAvg, PreemptShort, HRTick}, []string{DoubleTick}},
 	} {
 		cfg := config(t, c.policy, c.ncpu, nil, nil)
 		if got := cfg.Tunables[BaseSlice]; got != c.slice {
@@ -492,6 +493,66 @@ func TestProfiles(t *testing.T) {
 	prof, _ := sched.Lookup("eevdf-6.6")
 	if _, err := prof.NewConfig(1, nil, map[string]int64{Sublevel: 2}); err == nil {
 		t.Error("6.6 accepted kernel_sublevel")
+	}
+}
+
+// 7.2's hrtick: armed for curr's request at a real switch, not re-armed by
+// an enqueue while armed, kept across a schedule() that re-picks curr (the
+// engine cancels it there, the class arms it again for the same expiry),
+// dropped when the CPU goes idle; 6.18 re-arms it at every pick.
+func TestHRTick72(t *testing.T) {
+	for _, policy := range []string{"eevdf-6.18", "eevdf-7.2"} {
+		c := newClass(t, policy, map[string]bool{HRTick: true}, nil)
+		rq := &fakeRQ{}
+		ts := queueN(c, rq, 2, 0)
+		a := ts[0]
+		// Both fresh: a has half a 0.70 ms request left.
+		if rq.hrtick != 350000 {
+			t.Fatalf("%s: hrtick armed for %d ns at the switch, want 350000", policy, rq.hrtick)
+		}
+		rq.now += 100000
+		w := newTask(c, 0)
+		c.Fork(rq, rq, nil, w)
+		c.Enqueue(rq, w, 0)
+		want72 := int64(350000)
+		if policy == "eevdf-6.18" {
+			want72 = 250000 // hrtick_update re-arms for the rest
+		}
+		if rq.hrtick != want72 {
+			t.Errorf("%s: after an enqueue 0.1 ms on, hrtick %d, want %d", policy, rq.hrtick, want72)
+		}
+		if policy != "eevdf-7.2" {
+			continue
+		}
+		// The hrtick fires: entity_tick's resched_curr is a full mark
+		// (one wakeup_preempt_fair stops at), unlike update_curr's lazy one.
+		rq.now += 250000
+		rq.hrtick = 0
+		c.Tick(rq, a, true)
+		r := c.cpus[0]
+		if !rq.resched || !r.fullMark(rq) || r.hrtickAt != 0 {
+			t.Errorf("%s: the hrtick left resched %v, full mark %v, expiry %d", policy, rq.resched, r.fullMark(rq), r.hrtickAt)
+		}
+		// The next task is armed for its own request at the switch.
+		if got := schedule(c, rq); got == a || rq.hrtick != 350000 {
+			t.Errorf("%s: after the hrtick, picked a=%v, hrtick %d, want another task armed for 350000", policy, got == a, rq.hrtick)
+		}
+	}
+}
+
+// The tick makes a lazy mark a full one (sched_tick, 7.2).
+func TestLazyMarkPromotedByTick(t *testing.T) {
+	c := newClass(t, "eevdf-7.2", nil, nil)
+	rq := &fakeRQ{}
+	ts := queueN(c, rq, 2, 0)
+	run(c, rq, ts[0], 400000) // past the 0.35 ms first request: update_curr marks
+	r := c.cpus[0]
+	if !rq.resched || r.fullMark(rq) {
+		t.Fatalf("update_curr's mark: resched %v, full %v; want a lazy mark", rq.resched, r.fullMark(rq))
+	}
+	run(c, rq, ts[0], 100000)
+	if !r.fullMark(rq) {
+		t.Error("the tick left the mark lazy")
 	}
 }
 

@@ -580,6 +580,7 @@ func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 	r := c.schedClock(env)
 	// __schedule clears the request once it has picked.
 	r.skipClock = false
+	r.lazyMark = false
 	prev := r.prev
 	r.prev = nil
 	r.picking = true
@@ -614,10 +615,19 @@ func (c *EEVDF) PickNext(env sched.RQ) *sched.Task {
 		c.putPrevEntity(env, pse.q, pse)
 		c.setNextEntity(x.q, x, true)
 	}
+	if c.ver.hrtick72 {
+		// set_next_task_fair starts the hrtick on a real switch only
+		// (pick_next_task_fair no longer does at every pick).
+		if se != nil && se != prev {
+			c.hrtickStart(env, r, se)
+		}
+		c.hrtickKeep(env, r, se == nil)
+	} else if se != nil {
+		c.hrtickStart(env, r, se)
+	}
 	if se == nil {
 		return nil
 	}
-	c.hrtickStart(env, r, se)
 	return se.task
 }
 
@@ -670,7 +680,7 @@ func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 		f |= enqInitial
 	}
 	c.enqueueTask(env, se, f)
-	c.hrtickUpdate(env, r)
+	c.hrtickUpdate(env, r, true)
 }
 
 // Dequeue implements sched.Class. A sleeping task that is not eligible
@@ -690,7 +700,7 @@ func (c *EEVDF) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	r.picking = f != 0 && env.Curr() == t
 	c.dequeueEntities(env, se, f)
 	r.picking = false
-	c.hrtickUpdate(env, r)
+	c.hrtickUpdate(env, r, false)
 }
 
 // findMatching lifts se and pse until they share a queue.
@@ -722,7 +732,9 @@ func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 	// wakeup_preempt (6.6-6.18, check_preempt_curr in 6.1; since 2.6.37's
 	// f26f9aff6aa): a queue event that leaves the running task marked
 	// saves schedule()'s clock update.
-	if taskSE(curr).onRQ && env.NeedResched() {
+	// Under lazy preemption (7.2) the fair class's mark is the lazy bit,
+	// which test_tsk_need_resched does not see: no skip.
+	if taskSE(curr).onRQ && r.fullMark(env) {
 		r.skipClock = true
 	}
 }
@@ -735,7 +747,9 @@ func (c *EEVDF) checkPreempt(env sched.RQ, r *cpuRQ, curr, p *sched.Task, wakeFl
 	if !c.ver.preempt1835 && c.nextBuddy && wakeFlags&sched.WFFork == 0 {
 		c.setNextBuddy(pse)
 	}
-	if env.NeedResched() {
+	// "We can come here with TIF_NEED_RESCHED already set": only that
+	// bit stops the checks (a lazily marked curr is judged again, 7.2).
+	if r.fullMark(env) {
 		return
 	}
 	if c.ver.idleCurrPreempted && curr.Policy == uapi.SchedIdle && p.Policy != uapi.SchedIdle {
@@ -832,11 +846,17 @@ func (c *EEVDF) wakeup1835(env sched.RQ, r *cpuRQ, q *cfsRQ, se, pse *entity, sh
 // request it was armed for.
 func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 	r := c.rq(env)
+	if queued {
+		r.hrtickAt = 0 // it has fired
+	} else if r.lazyMark && env.NeedResched() {
+		// sched_tick: a lazy mark is made a full one.
+		r.lazyMark = false
+	}
 	for x := taskSE(curr); x != nil; x = x.parent {
 		c.updateCurr(env, x.q)
 		c.updateCfsGroup(env, x)
 		if queued {
-			r.resched(env)
+			r.reschedFull(env)
 		}
 	}
 }
@@ -847,16 +867,57 @@ func (c *EEVDF) hrtickStart(env sched.RQ, r *cpuRQ, se *entity) {
 		return
 	}
 	rem := int64(se.deadline - se.vruntime)
+	if c.ver.hrtick72 && rem < 0 {
+		// 7.2's hrtick_start_fair: an overrun request reschedules curr
+		// instead (a task being switched in is not yet the donor).
+		if env.Curr() == se.task {
+			r.reschedFull(env)
+		}
+		return
+	}
 	wall := rem
 	if se.w != sched.NiceZeroLoad {
 		wall = mulDiv(rem, int64(se.w), sched.NiceZeroLoad) + 1
 	}
-	env.StartHRTick(max(wall, 10000))
+	d := max(wall, 10000)
+	if c.ver.hrtick72 {
+		// hrtick_needs_rearm: an armed expiry within 5 µs of the new
+		// one is kept.
+		at := env.Now() + d
+		if r.hrtickAt > env.Now() && abs64(at-r.hrtickAt) <= 5000 {
+			return
+		}
+		r.hrtickAt = at
+	}
+	env.StartHRTick(d)
 }
 
-// hrtickUpdate re-arms the hrtick after the queue changed.
-func (c *EEVDF) hrtickUpdate(env sched.RQ, r *cpuRQ) {
+// hrtickKeep is 7.2's hrtick_schedule_exit for a schedule() that asked
+// no new start: the armed hrtick goes on (the engine cancelled it), unless
+// the CPU goes idle.
+func (c *EEVDF) hrtickKeep(env sched.RQ, r *cpuRQ, idle bool) {
+	switch {
+	case idle:
+		r.hrtickAt = 0
+	case r.hrtickAt > env.Now() && !env.HRTickActive():
+		env.StartHRTick(r.hrtickAt - env.Now())
+	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// hrtickUpdate re-arms the hrtick after the queue changed. 7.2 calls it
+// from enqueue_task_fair only, and not while the hrtick is armed.
+func (c *EEVDF) hrtickUpdate(env sched.RQ, r *cpuRQ, enqueue bool) {
 	if !c.hrtick || env.Curr() == nil {
+		return
+	}
+	if c.ver.hrtick72 && (!enqueue || env.HRTickActive()) {
 		return
 	}
 	if se := taskSE(env.Curr()); se.onRQ && !se.delayed && se.q.curr == se {
@@ -942,7 +1003,7 @@ func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	}
 	if running {
 		if nice > old {
-			r.resched(env)
+			r.reschedFull(env)
 		}
 		return
 	}

@@ -39,6 +39,8 @@ const (
 	LatencyWarn          = "LATENCY_WARN"
 	HZBW                 = "HZ_BW"
 	NIRandom             = "NI_RANDOM"
+	NIRate               = "NI_RATE"
+	ParanoidAvg          = "PARANOID_AVG"
 )
 
 // Tunable names.
@@ -55,13 +57,14 @@ const (
 // feature (and its default there).
 type fdesc struct {
 	f  sched.Feature
-	in [3]bool // 6.6, 6.12, 6.18
+	in [4]bool // 6.6, 6.12, 6.18, 7.2
 }
 
 const (
 	g66 = iota
 	g612
 	g618
+	g72
 )
 
 // featureTable is kernel/sched/features.h in the kernel's order, as 6.6.0,
@@ -70,37 +73,39 @@ const (
 // DOUBLE_TICK, NI_RANDOM (a stable backport) and neither UTIL_EST_FASTUP
 // nor HZ_BW.
 var featureTable = []fdesc{
-	{sched.Feature{Name: PlaceLag, Default: true, Doc: "keep a task's lag across sleep and migration; off: join at V with zero lag"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: PlaceDeadlineInitial, Default: true, Doc: "a new task's first deadline is V + vslice/2 (no net effect before 6.12: placed again at enqueue)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: PlaceRelDeadline, Default: true, Doc: "a non-sleep dequeue (migration, nice change) keeps the rest of the request"}, [3]bool{false, true, true}},
-	{sched.Feature{Name: RunToParity, Default: true, Doc: "slice protection: curr keeps the CPU until its request (or the shortest queued slice) is served"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: PreemptShort, Default: true, Doc: "a wakee with a shorter slice than curr's is judged with curr's protection ignored"}, [3]bool{false, true, true}},
-	{sched.Feature{Name: NextBuddy, Default: false, Doc: "a wakee becomes the next buddy (6.6: the only way a buddy is honoured)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: PickBuddy, Default: true, Doc: "the pick honours the next buddy when it is eligible"}, [3]bool{false, true, true}},
-	{sched.Feature{Name: CacheHotBuddy, Default: true, SMPOnly: true, Doc: "the load balancer treats the buddy as cache-hot (not modelled: the engine balances)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: DelayDequeue, Default: true, Doc: "a task sleeping with negative lag stays queued (delayed) until it is eligible"}, [3]bool{false, true, true}},
-	{sched.Feature{Name: DelayZero, Default: true, Doc: "a delayed task leaves (or is requeued) with its positive lag dropped to zero"}, [3]bool{false, true, true}},
-	{sched.Feature{Name: WakeupPreemption, Default: true, Doc: "wakeups may preempt the running task"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: HRTick, Default: false, Reconstruction: "R2", Doc: "a high-resolution timer ends the running request (armed for the rest of the virtual request)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: HRTickDL, Default: false, Doc: "hrtick for the deadline class (no effect here)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: DoubleTick, Default: false, Doc: "with HRTICK, let the periodic tick act too (no effect since EEVDF: update_curr runs first)"}, [3]bool{true, true, false}},
-	{sched.Feature{Name: NontaskCapacity, Default: true, SMPOnly: true, Doc: "capacity accounting of irq/steal time (not modelled)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: TTWUQueue, Default: true, SMPOnly: true, Doc: "remote wakeups through the IPI wake list (not modelled)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: SISProp, Default: false, SMPOnly: true, Doc: "proportional idle-CPU scan (not modelled; removed in 6.7)"}, [3]bool{true, false, false}},
-	{sched.Feature{Name: SISUtil, Default: true, SMPOnly: true, Doc: "utilization-limited idle-CPU scan (not modelled: the engine selects CPUs)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: WarnDoubleClock, Default: false, Doc: "debug warning (no effect)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: RTPushIPI, Default: true, SMPOnly: true, Doc: "RT class push via IPI (no effect on the fair class)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: RTRuntimeShare, Default: false, Doc: "RT class runtime sharing (no effect on the fair class)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: LBMin, Default: false, SMPOnly: true, Doc: "balancer ignores tiny loads (not modelled)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: AttachAgeLoad, Default: true, SMPOnly: true, Doc: "PELT ageing on attach (PELT is not modelled)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: WAIdle, Default: true, SMPOnly: true, Doc: "wake_affine prefers an idle CPU (the engine selects CPUs)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: WAWeight, Default: true, SMPOnly: true, Doc: "wake_affine compares loads (the engine selects CPUs)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: WABias, Default: true, SMPOnly: true, Doc: "wake_affine load bias (the engine selects CPUs)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: UtilEst, Default: true, SMPOnly: true, Doc: "estimated utilization (PELT is not modelled)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: UtilEstFastup, Default: true, SMPOnly: true, Doc: "util_est fast ramp-up (PELT is not modelled)"}, [3]bool{true, false, false}},
-	{sched.Feature{Name: LatencyWarn, Default: false, Doc: "debug warning on long need_resched (no effect)"}, [3]bool{true, true, true}},
-	{sched.Feature{Name: HZBW, Default: true, Doc: "tick for CFS bandwidth on nohz_full (bandwidth is not modelled)"}, [3]bool{true, false, false}},
-	{sched.Feature{Name: NIRandom, Default: true, SMPOnly: true, Doc: "6.12.y and 6.18.y: probabilistic newidle balance (the engine balances)"}, [3]bool{false, true, true}},
+	{sched.Feature{Name: PlaceLag, Default: true, Doc: "keep a task's lag across sleep and migration; off: join at V with zero lag"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: PlaceDeadlineInitial, Default: true, Doc: "a new task's first deadline is V + vslice/2 (no net effect before 6.12: placed again at enqueue)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: PlaceRelDeadline, Default: true, Doc: "a non-sleep dequeue (migration, nice change) keeps the rest of the request"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: RunToParity, Default: true, Doc: "slice protection: curr keeps the CPU until its request (or the shortest queued slice) is served"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: PreemptShort, Default: true, Doc: "a wakee with a shorter slice than curr's is judged with curr's protection ignored"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: NextBuddy, Default: false, Doc: "a wakee becomes the next buddy (6.6: the only way a buddy is honoured)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: PickBuddy, Default: true, Doc: "the pick honours the next buddy when it is eligible"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: CacheHotBuddy, Default: true, SMPOnly: true, Doc: "the load balancer treats the buddy as cache-hot (not modelled: the engine balances)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: DelayDequeue, Default: true, Doc: "a task sleeping with negative lag stays queued (delayed) until it is eligible"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: DelayZero, Default: true, Doc: "a delayed task leaves (or is requeued) with its positive lag dropped to zero"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: ParanoidAvg, Default: false, Doc: "7.2: a debug check of the avg_vruntime sums (no effect)"}, [4]bool{false, false, false, true}},
+	{sched.Feature{Name: WakeupPreemption, Default: true, Doc: "wakeups may preempt the running task"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: HRTick, Default: false, Reconstruction: "R2", Doc: "a high-resolution timer ends the running request (armed for the rest of the virtual request)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: HRTickDL, Default: false, Doc: "hrtick for the deadline class (no effect here)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: DoubleTick, Default: false, Doc: "with HRTICK, let the periodic tick act too (no effect since EEVDF: update_curr runs first)"}, [4]bool{true, true, false, false}},
+	{sched.Feature{Name: NontaskCapacity, Default: true, SMPOnly: true, Doc: "capacity accounting of irq/steal time (not modelled)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: TTWUQueue, Default: true, SMPOnly: true, Doc: "remote wakeups through the IPI wake list (not modelled)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: SISProp, Default: false, SMPOnly: true, Doc: "proportional idle-CPU scan (not modelled; removed in 6.7)"}, [4]bool{true, false, false, false}},
+	{sched.Feature{Name: SISUtil, Default: true, SMPOnly: true, Doc: "utilization-limited idle-CPU scan (not modelled: the engine selects CPUs)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: WarnDoubleClock, Default: false, Doc: "debug warning (no effect)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: RTPushIPI, Default: true, SMPOnly: true, Doc: "RT class push via IPI (no effect on the fair class)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: RTRuntimeShare, Default: false, Doc: "RT class runtime sharing (no effect on the fair class)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: LBMin, Default: false, SMPOnly: true, Doc: "balancer ignores tiny loads (not modelled)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: AttachAgeLoad, Default: true, SMPOnly: true, Doc: "PELT ageing on attach (PELT is not modelled)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: WAIdle, Default: true, SMPOnly: true, Doc: "wake_affine prefers an idle CPU (the engine selects CPUs)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: WAWeight, Default: true, SMPOnly: true, Doc: "wake_affine compares loads (the engine selects CPUs)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: WABias, Default: true, SMPOnly: true, Doc: "wake_affine load bias (the engine selects CPUs)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: UtilEst, Default: true, SMPOnly: true, Doc: "estimated utilization (PELT is not modelled)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: UtilEstFastup, Default: true, SMPOnly: true, Doc: "util_est fast ramp-up (PELT is not modelled)"}, [4]bool{true, false, false, false}},
+	{sched.Feature{Name: LatencyWarn, Default: false, Doc: "debug warning on long need_resched (no effect)"}, [4]bool{true, true, true, true}},
+	{sched.Feature{Name: HZBW, Default: true, Doc: "tick for CFS bandwidth on nohz_full (bandwidth is not modelled)"}, [4]bool{true, false, false, false}},
+	{sched.Feature{Name: NIRandom, Default: true, SMPOnly: true, Doc: "6.12.y and 6.18.y: probabilistic newidle balance (the engine balances)"}, [4]bool{false, true, true, true}},
+	{sched.Feature{Name: NIRate, Default: true, SMPOnly: true, Doc: "7.2: rate-limited newidle balance (the engine balances)"}, [4]bool{false, false, false, true}},
 }
 
 func features(gen int) []sched.Feature {
@@ -109,7 +114,13 @@ func features(gen int) []sched.Feature {
 		if !d.in[gen] {
 			continue
 		}
-		out = append(out, d.f)
+		f := d.f
+		if gen == g72 && (f.Name == HRTick || f.Name == HRTickDL) {
+			// 7.2's features.h: on where CONFIG_HRTIMER_REARM_DEFERRED
+			// is, as in Debian's build (the guest reports HRTICK set).
+			f.Default = true
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -151,28 +162,24 @@ func init() {
 		New:      newOf(g612),
 		Resolve:  resolve,
 	})
-	// Debian unstable's 7.2.13 (linux-source-7.2), read against this
-	// profile's 6.18.35 rules, has the same one-CPU paths by default:
-	// zero_vruntime, the max_slice+tick lag clamp, vprot, PICK_BUDDY in
-	// pick_eevdf, no fork preemption, delayed dequeue. It differs in
-	// HRTICK's default (on where CONFIG_HRTIMER_REARM_DEFERRED is, as in
-	// Debian's build: the guest reports it, and validate takes it), whose
-	// hrtick_start_fair arms deadline − vruntime in wall time (this
-	// package's R2) and is not re-armed while active; in honouring the
-	// buddy only in a protected pick and clearing curr's buddies when a
-	// shorter or non-idle wakee preempts it (no buddy is set without
-	// NEXT_BUDDY); in a quarter of the migration cost for a WF_SYNC
-	// NEXT_BUDDY wakee on the CPU it selected; in lazy rescheduling
-	// (PREEMPT_LAZY: the same for a task in user space); and in guarding
-	// the avg_vruntime sums against overflow (sum_shift). None acts on a
-	// default configuration that the engine models, so 7.x is simulated
-	// as eevdf-6.18 (validate.PolicyFor).
+	// Debian unstable's 7.2.13 (linux-source-7.2) has 6.18.35's one-CPU
+	// fair paths (zero_vruntime, the max_slice+tick lag clamp, vprot,
+	// PICK_BUDDY in pick_eevdf, no fork preemption, delayed dequeue) but
+	// runs them under another core: eevdf-7.2 below.
 	sched.Register(&sched.Profile{
 		Name:     "eevdf-6.18",
 		Doc:      "EEVDF of Linux 6.18.35 (the host's generation): base slice 0.70 ms, vprot from the shortest queued slice, lag clamp max_slice+tick, no fork preemption",
 		Features: features(g618),
 		Tunables: tunables(g618, 700000),
 		New:      newOf(g618),
+		Resolve:  resolve,
+	})
+	sched.Register(&sched.Profile{
+		Name:     "eevdf-7.2",
+		Doc:      "EEVDF of Debian's Linux 7.2.13: 6.18.35's fair class under lazy preemption (PREEMPT_LAZY), with HRTICK on and 7.2's hrtick (armed at a switch, kept across schedule(), not re-armed while armed)",
+		Features: features(g72),
+		Tunables: tunables(g72, 700000),
+		New:      newOf(g72),
 		Resolve:  resolve,
 	})
 }
@@ -236,6 +243,22 @@ type version struct {
 	// the pick honours what protection is left, and an idle curr's
 	// protection is cancelled when a non-idle wakee preempts it.
 	preempt612 bool
+	// lazy: the core runs PREEMPT_LAZY (7.x on x86, whose Kconfig.preempt
+	// offers only full and lazy and defaults to lazy; Debian's 7.2 trace
+	// marks fair wakeups 'l'). The fair class's resched_curr_lazy then
+	// sets TIF_NEED_RESCHED_LAZY, which a return to user space honours
+	// at once (exit_to_user_mode_loop), so a task in user space is
+	// switched as soon as under full preemption; but test_tsk_need_resched
+	// sees only TIF_NEED_RESCHED, so wakeup_preempt does not skip the
+	// coming clock update and wakeup_preempt_fair does not stop at a
+	// lazily marked curr. See cpuRQ.fullMark.
+	lazy bool
+	// hrtick72: 7.2's hrtick (hrtick_start_fair from set_next_task_fair
+	// on a real switch only; hrtick_update from enqueue only and not
+	// while armed; __schedule no longer cancels it: hrtick_schedule_exit
+	// keeps it unless a start was asked during schedule() or the CPU
+	// goes idle; a request already overrun is rescheduled at once).
+	hrtick72 bool
 }
 
 // newOf builds the class of generation g: the generation is bound to the
@@ -253,6 +276,12 @@ func versionOf(g int, cfg *sched.Config) version {
 		// Debian's 6.12.95: zero_vruntime came back from 6.18.y with the
 		// stable updates (there is no update_min_vruntime left).
 		return version{name: "6.12", customSlices: true, marker612: true, zeroVruntime: true, preempt612: true}
+	case g72:
+		// Debian's 7.2.13: 6.18.35's fair paths (wakeup_preempt_fair,
+		// pick_eevdf, the protection, the lag clamp read the same), under
+		// lazy preemption and 7.2's hrtick.
+		return version{name: "7.2", zeroVruntime: true, maxSliceClamp: true, vprot: true, vprotFirstOnly: true,
+			buddyInPick: true, preempt1835: true, customSlices: true, lazy: true, hrtick72: true}
 	}
 	if cfg.Tunables[Sublevel] == 2 {
 		return version{name: "6.18.2", vprot: true, customSlices: true}
