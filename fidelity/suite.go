@@ -188,7 +188,7 @@ func Info(name string, k *vm.Kernel) KernelInfo {
 	}
 	info.Sched = k.Sched()
 	if p, _, err := validate.PolicyFor(k.Release); err == nil {
-		info.DelayDequeue = p == "eevdf-6.12" || p == "eevdf-6.18"
+		info.DelayDequeue = p == "eevdf-6.12" || p == "eevdf-6.18" || p == "eevdf-7.2"
 	}
 	return info
 }
