@@ -120,6 +120,9 @@ func features(gen int) []sched.Feature {
 			// is, as in Debian's build (the guest reports HRTICK set).
 			f.Default = true
 		}
+		if gen == g72 && f.Name == RTPushIPI {
+			f.Default = false // 7.2: on only with PREEMPT_RT
+		}
 		out = append(out, f)
 	}
 	return out
