@@ -46,6 +46,9 @@ func Page(results []*Result) (*report.Page, error) {
 			c.Claims = append(c.Claims, report.Claim{Text: cl.Text, Holds: cl.Holds, Verdict: string(cl.Verdict), Detail: cl.Detail})
 		}
 		sec := report.ComparisonSection(c)
+		if res.Kernel != nil {
+			sec.Tables = append(sec.Tables, kernelTable(res))
+		}
 		if len(res.Variants) > 0 {
 			sec.Tables = append(sec.Tables, variantTable(res))
 			for _, v := range res.Variants {
@@ -83,6 +86,36 @@ func variantTable(res *Result) report.Table {
 	}
 	for _, v := range res.Variants {
 		t.Caption += fmt.Sprintf(" %s: %s (%s on %s).", v.Name, v.Why, v.Scenario, v.Settings)
+	}
+	return t
+}
+
+// kernelTable is the real-kernel column beside paper and simulation.
+func kernelTable(res *Result) report.Table {
+	k := res.Kernel
+	t := report.Table{Caption: fmt.Sprintf("On a real kernel: %s (Linux %s, %s) in a VM, %d runs × %s per expressible row (seeds 1–%d), µs, mean (min–max over the runs).%s",
+		k.Name, k.Release, k.Sched, k.Runs, k.Duration, k.Runs, notApplied(k.NotApplied)),
+		Columns: []string{"config", "paper avg", "sim avg", "kernel avg", "paper max", "sim max", "kernel max", "on the kernel"}}
+	cell := func(m, lo, hi *float64) string {
+		if m == nil {
+			return "–"
+		}
+		if lo == nil || hi == nil {
+			return fmt.Sprintf("%.0f", *m)
+		}
+		return fmt.Sprintf("%.0f (%.0f–%.0f)", *m, *lo, *hi)
+	}
+	for _, row := range res.Rows {
+		kr := row.Kernel
+		if kr == nil {
+			continue
+		}
+		how := kr.Why
+		if kr.Expressible {
+			how = strings.Join(append(append([]string{}, kr.Features...), kr.Set...), " ")
+		}
+		t.Rows = append(t.Rows, []string{row.Config, cell(row.Paper.Avg, nil, nil), cell(row.Sim.Avg, row.Lo.Avg, row.Hi.Avg), cell(kr.Avg, kr.Lo.Avg, kr.Hi.Avg),
+			cell(row.Paper.Max, nil, nil), cell(row.Sim.Max, row.Lo.Max, row.Hi.Max), cell(kr.Max, kr.Lo.Max, kr.Hi.Max), how})
 	}
 	return t
 }

@@ -42,7 +42,10 @@ type Result struct {
 	// Variants are the rows and verdicts under the experiment's other
 	// readings (Experiment.Variants).
 	Variants []VariantResult `json:"variants,omitempty"`
-	metric   Metric
+	// Kernel is the real-kernel column's head (Options.Kernel; nil
+	// without it, and then no row has one).
+	Kernel *KernelColumn `json:"kernel,omitempty"`
+	metric Metric
 	// figures are what the HTML report draws, per row (Options.Figures).
 	figures []rowFigures
 }
@@ -67,7 +70,9 @@ type RowResult struct {
 	// which Sim is the mean: the spread over the runs.
 	Lo, Hi Figures
 	Note   string `json:"note,omitempty"`
-	median bool   // the experiment compares medians: p50_us is always present
+	// Kernel is the row on the real kernel (Options.Kernel), or why not.
+	Kernel *KernelRow `json:"kernel,omitempty"`
+	median bool       // the experiment compares medians: p50_us is always present
 }
 
 // MarshalJSON writes p50_us (null where unknown) in every figure of an
@@ -88,7 +93,8 @@ func (r RowResult) MarshalJSON() ([]byte, error) {
 		SimMax map[string]*float64 `json:"sim_max"`
 		Ratio  map[string]*float64 `json:"ratio"`
 		Note   string              `json:"note,omitempty"`
-	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Lo), fig(r.Hi), fig(r.Ratio), r.Note})
+		Kernel *KernelRow          `json:"kernel,omitempty"`
+	}{r.Config, fig(r.Paper), fig(r.Sim), fig(r.Lo), fig(r.Hi), fig(r.Ratio), r.Note, r.Kernel})
 }
 
 // VariantResult is an experiment's rows and verdicts under a variant.
@@ -199,6 +205,9 @@ type Options struct {
 	Figures bool
 	// NoNoiseCheck skips the claims' second check with noise (tests).
 	NoNoiseCheck bool
+	// Kernel, if set, adds the real-kernel column (kernel.go), after the
+	// simulations.
+	Kernel *KernelOptions
 }
 
 // timelineWindow is the first moments a row's timeline shows.
@@ -208,6 +217,18 @@ const timelineWindow = 100 * time.Millisecond
 // the rows without noise, and each claim once more on the same runs at
 // every NoiseLevel (unless o.NoNoiseCheck).
 func Run(exps []*Experiment, o Options) ([]*Result, error) {
+	res, err := simulateAll(exps, o)
+	if err != nil || o.Kernel == nil {
+		return res, err
+	}
+	if err := runKernel(exps, res, *o.Kernel); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// simulateAll is Run without the real kernel.
+func simulateAll(exps []*Experiment, o Options) ([]*Result, error) {
 	res, err := run(exps, o)
 	if err != nil || o.NoNoiseCheck {
 		for _, r := range res {
@@ -531,13 +552,31 @@ func WriteText(w io.Writer, results []*Result) error {
 		for _, c := range cols {
 			fmt.Fprintf(&b, " %13s %11s %13s %6s", "paper "+c.name+" us", "sim "+c.name, "runs min-max", "ratio")
 		}
+		if r.Kernel != nil {
+			for _, c := range cols {
+				fmt.Fprintf(&b, " %11s %13s", "kernel "+c.name, "runs min-max")
+			}
+		}
 		b.WriteString("\n")
 		for _, row := range r.Rows {
 			fmt.Fprintf(&b, "   %-22s", row.Config)
 			for _, c := range cols {
 				fmt.Fprintf(&b, " %13s %11s %13s %6s", num(c.get(row.Paper), 1), num(c.get(row.Sim), 1), span(c.get(row.Lo), c.get(row.Hi)), num(c.get(row.Ratio), 2))
 			}
+			if k := row.Kernel; k != nil {
+				fig := Figures{Max: k.Max, Avg: k.Avg, P50: k.P50}
+				for _, c := range cols {
+					fmt.Fprintf(&b, " %11s %13s", num(c.get(fig), 1), span(c.get(k.Lo), c.get(k.Hi)))
+				}
+				if !k.Expressible {
+					b.WriteString("  " + k.Why)
+				}
+			}
 			b.WriteString("\n")
+		}
+		if k := r.Kernel; k != nil {
+			fmt.Fprintf(&b, "   kernel: %s (Linux %s, %s) in a VM, %d runs x %s per expressible row (seeds 1-%d), each row's features and tunables written to it%s\n",
+				k.Name, k.Release, k.Sched, k.Runs, k.Duration, k.Runs, notApplied(k.NotApplied))
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "   verdicts on the 3-run means of every triple of seeds (the mails averaged 3 runs); \"holds\": in at least %.0f %% of them;\n", 100*holdsShare)
@@ -593,6 +632,15 @@ func writeVariants(b *strings.Builder, r *Result) {
 
 		}
 	}
+}
+
+// notApplied says which of the experiment's settings the real kernel did
+// not take.
+func notApplied(na []string) string {
+	if len(na) == 0 {
+		return ""
+	}
+	return "; not applied (the simulated machine's or a patch's, no switch of this kernel): " + strings.Join(na, ", ")
 }
 
 // span is a row's range over its runs, in whole µs.

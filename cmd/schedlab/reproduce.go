@@ -6,17 +6,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"schedlab/experiment"
 	"schedlab/internal/outfile"
 	"schedlab/lab"
+	"schedlab/vm"
 )
 
 func reproduceCmd() *cobra.Command {
 	var asJSON bool
 	var htmlPath, svgDir string
+	var kernel, kernelDur string
+	var kernelRuns int
 	cmd := &cobra.Command{
 		Use:   "reproduce [ID...]",
 		Short: "Run the seed experiments and print paper beside simulation, with a verdict on every claim",
@@ -32,9 +36,24 @@ func reproduceCmd() *cobra.Command {
 				return &lab.InputError{Err: err}
 			}
 			figures := htmlPath != "" || svgDir != ""
-			results, err := experiment.Run(exps, experiment.Options{Progress: progress(), Figures: figures})
+			opts := experiment.Options{Progress: progress(), Figures: figures}
+			if kernel == "" {
+				for _, name := range []string{"kernel-runs", "kernel-duration"} {
+					if cmd.Flags().Changed(name) {
+						return &lab.InputError{Err: fmt.Errorf("--%s applies with --kernel", name)}
+					}
+				}
+			} else {
+				ko, cancel, err := kernelOptions(kernel, kernelRuns, kernelDur)
+				if err != nil {
+					return err
+				}
+				defer cancel()
+				opts.Kernel = ko
+			}
+			results, err := experiment.Run(exps, opts)
 			if err != nil {
-				return err
+				return kernelError(err)
 			}
 			if figures {
 				if err := writeFigures(results, htmlPath, svgDir); err != nil {
@@ -52,7 +71,43 @@ func reproduceCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {\"experiments\": [...]} instead of tables")
 	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report (tables, claims, bars with each run, latency tail plots, histograms, timelines) to `FILE`")
 	cmd.Flags().StringVar(&svgDir, "svg", "", "also write each figure as an SVG file into DIR (created if needed)")
+	cmd.Flags().StringVar(&kernel, "kernel", "", "add a column: every row a real kernel can express, run on it in a VM (a name of schedlab kernels list, or a bzImage path), one boot per row")
+	cmd.Flags().IntVar(&kernelRuns, "kernel-runs", 3, "with --kernel: runs per row on the real kernel (seeds 1-N, in one boot)")
+	cmd.Flags().StringVar(&kernelDur, "kernel-duration", "10s", "with --kernel: each real run's duration (an emulated guest second takes several seconds of wall time)")
 	return cmd
+}
+
+// kernelOptions resolves reproduce's real-kernel column: the kernel, its
+// runs, and a context that ends on a signal or when every boot has had
+// its time.
+func kernelOptions(name string, runs int, dur string) (*experiment.KernelOptions, func(), error) {
+	k, err := vm.Resolve(name)
+	if err != nil {
+		return nil, nil, kernelError(err)
+	}
+	if runs < 1 {
+		return nil, nil, &lab.InputError{Err: fmt.Errorf("--kernel-runs %d: at least 1", runs)}
+	}
+	d, err := lab.ParseDuration(dur)
+	if err != nil || d <= 0 {
+		return nil, nil, &lab.InputError{Err: fmt.Errorf("--kernel-duration %q: a positive duration such as 10s", dur)}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	// A warm-up as measure's default, never longer than a run.
+	warm := min(time.Second, d)
+	// Each boot: 3 minutes, and 20 s of wall time a guest second (as
+	// measure --kernel allows), for every row of every experiment.
+	per := 3*time.Minute + 20*(time.Duration(runs)*d+warm)
+	ctx, cancel := hostContext(per * 40)
+	ko := &experiment.KernelOptions{Measurer: &experiment.VMMeasurer{K: k, Init: exe, Warmup: warm, Log: os.Stderr},
+		Runs: runs, Duration: d, Context: ctx,
+		Progress: func(exp, row string) {
+			fmt.Fprintf(os.Stderr, "reproduce: %s, %s: %d run(s) of %v on %s\n", exp, row, runs, d, k.Name)
+		}}
+	return ko, cancel, nil
 }
 
 func experimentIDs() []string {

@@ -1,0 +1,186 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeKernel stands for a VM: it records each row's run and answers with
+// figures made from the row's settings, so that a test can tell the rows
+// apart.
+type fakeKernel struct {
+	sched string
+	runs  []KernelRun
+}
+
+func (f *fakeKernel) Name() string    { return "fake-6.1" }
+func (f *fakeKernel) Release() string { return "6.1.0-fake" }
+func (f *fakeKernel) Sched() string   { return f.sched }
+func (f *fakeKernel) Measure(_ context.Context, r KernelRun) ([]KernelFigures, error) {
+	f.runs = append(f.runs, r)
+	var out []KernelFigures
+	for i := range r.Runs {
+		// 1000 µs more with START_DEBIT, and the run's index, so that
+		// the mean and extremes are checkable by hand.
+		base := 1000.0
+		if slices.Contains(r.Features, "START_DEBIT") {
+			base = 2000
+		}
+		out = append(out, KernelFigures{Max: 10 * base, Avg: base + float64(i), P50: base / 2})
+	}
+	return out, nil
+}
+
+func kernelRows(t *testing.T, sched string, ids ...string) ([]*Result, *fakeKernel) {
+	t.Helper()
+	exps, err := Lookup(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quickExps []*Experiment
+	for _, e := range exps {
+		c := *e
+		c.Runs, c.Duration, c.Variants = 1, 200*time.Millisecond, nil
+		quickExps = append(quickExps, &c)
+	}
+	fk := &fakeKernel{sched: sched}
+	res, err := Run(quickExps, Options{NoNoiseCheck: true, Kernel: &KernelOptions{Measurer: fk, Runs: 3, Duration: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, fk
+}
+
+// Which rows a CFS kernel expresses, with what it is told, and the
+// column's figures: the means and extremes of the runs.
+func TestKernelColumnCFS(t *testing.T) {
+	res, fk := kernelRows(t, "CFS", "start-nice", "check-preempt-tick", "fair-user-sched")
+	want := map[string]map[string]string{
+		"start-nice": {"START_DEBIT": "START_DEBIT sched_min_granularity_ns=750000", "NO_START_DEBIT": "NO_START_DEBIT sched_min_granularity_ns=750000",
+			"START_NICE@R1": "", "START_NICE@R2": ""},
+		"check-preempt-tick": {"mainline": "START_DEBIT sched_min_granularity_ns=2000000", "check_preempt": "",
+			"min_gran": "START_DEBIT sched_min_granularity_ns=750000", "both": ""},
+		"fair-user-sched": {"FAIR_USER_SCHED": "START_DEBIT sched_min_granularity_ns=4000000", "FAIR_USER_SCHED+fix": "", "no-groups": "",
+			"same-uid": "START_DEBIT sched_min_granularity_ns=4000000"},
+	}
+	for _, r := range res {
+		if r.Kernel == nil || r.Kernel.Release != "6.1.0-fake" || r.Kernel.Runs != 3 {
+			t.Fatalf("%s: column head %+v", r.ID, r.Kernel)
+		}
+		for _, row := range r.Rows {
+			k := row.Kernel
+			w, ok := want[r.ID][row.Config]
+			if !ok {
+				t.Fatalf("%s: unexpected row %s", r.ID, row.Config)
+			}
+			got := strings.Join(append(append([]string{}, k.Features...), k.Set...), " ")
+			if k.Expressible != (w != "") || got != w {
+				t.Errorf("%s %s: expressible %v with %q (%s), want %q", r.ID, row.Config, k.Expressible, got, k.Why, w)
+			}
+			if !k.Expressible {
+				if !strings.HasPrefix(k.Why, "not expressible: ") || k.Avg != nil {
+					t.Errorf("%s %s: %+v", r.ID, row.Config, k)
+				}
+				continue
+			}
+			base := 1000.0
+			if slices.Contains(k.Features, "START_DEBIT") {
+				base = 2000
+			}
+			if *k.Avg != base+1 || *k.Lo.Avg != base || *k.Hi.Avg != base+2 || *k.Max != 10*base {
+				t.Errorf("%s %s: avg %v (%v-%v) max %v, want %v (%v-%v) %v", r.ID, row.Config, *k.Avg, *k.Lo.Avg, *k.Hi.Avg, *k.Max, base+1, base, base+2, 10*base)
+			}
+			if (r.ID == "fair-user-sched") != (k.P50 != nil) {
+				t.Errorf("%s %s: p50 %v", r.ID, row.Config, k.P50)
+			}
+		}
+	}
+	// One boot per expressible row, with the row's workload and seeds 1-3.
+	if len(fk.runs) != 6 {
+		t.Fatalf("%d boots, want 6", len(fk.runs))
+	}
+	for _, kr := range fk.runs {
+		if kr.Runs != 3 || kr.Seed != 1 || kr.Duration != time.Second {
+			t.Errorf("run %+v", kr)
+		}
+	}
+	if fk.runs[5].Scenario != "fair-user-sched" || fk.runs[5].Params["uid"] != "1" {
+		t.Errorf("same-uid ran %s %v", fk.runs[5].Scenario, fk.runs[5].Params)
+	}
+	if fk.runs[0].Scenario != "wakeup-latency-make-j10" || fk.runs[0].Params["cc1_io"] != calibrationIO {
+		t.Errorf("START_DEBIT ran %s %v", fk.runs[0].Scenario, fk.runs[0].Params)
+	}
+	// The simulated machine (arch, HZ) and the patch common to the rows
+	// are named as not applied.
+	if got := fmt.Sprint(res[0].Kernel.NotApplied); got != "[CPT_FIX arch=32 HZ=100]" {
+		t.Errorf("start-nice not applied: %s", got)
+	}
+
+	// JSON: a "kernel" key per row and in the head.
+	b, err := json.Marshal(res[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Kernel struct{ Release string }
+		Rows   []struct {
+			Kernel map[string]any
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Kernel.Release != "6.1.0-fake" || got.Rows[0].Kernel["avg_us"] != 2001.0 || got.Rows[0].Kernel["release"] != "6.1.0-fake" ||
+		got.Rows[0].Kernel["runs"] != 3.0 || got.Rows[2].Kernel["expressible"] != false {
+		t.Errorf("JSON %s", b)
+	}
+
+	// Text: the column and its head.
+	var text strings.Builder
+	if err := WriteText(&text, res[:1]); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"kernel max", "2001.0", "2000-2002", "not expressible: START_NICE is no sched feature", "kernel: fake-6.1 (Linux 6.1.0-fake, CFS)"} {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, text.String())
+		}
+	}
+}
+
+// An EEVDF kernel has no START_DEBIT and no min_granularity: only the
+// rows that switch neither run, and the experiment's setting of them is
+// not applied.
+func TestKernelColumnEEVDF(t *testing.T) {
+	res, fk := kernelRows(t, "EEVDF", "check-preempt-tick")
+	var expressible []string
+	for _, row := range res[0].Rows {
+		if row.Kernel.Expressible {
+			expressible = append(expressible, row.Config)
+		}
+	}
+	if fmt.Sprint(expressible) != "[mainline]" || len(fk.runs) != 1 {
+		t.Fatalf("expressible %v, %d boots", expressible, len(fk.runs))
+	}
+	if got := fmt.Sprint(fk.runs[0].Features, fk.runs[0].Set); got != "[PLACE_DEADLINE_INITIAL] []" {
+		t.Errorf("mainline on EEVDF: %s", got)
+	}
+}
+
+// Without the column nothing of it is in the JSON.
+func TestNoKernelNoKey(t *testing.T) {
+	e := quick(t, "fork-expedited")
+	e.Variants, e.Duration = nil, 200*time.Millisecond
+	res, err := Run([]*Experiment{e}, Options{NoNoiseCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), `"kernel":`) {
+		t.Errorf("a kernel key without --kernel: %s", b)
+	}
+}
