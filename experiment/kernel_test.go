@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"schedlab/internal/hosttest"
 )
 
 // fakeKernel stands for a VM: it records each row's run and answers with
@@ -183,4 +186,38 @@ func TestNoKernelNoKey(t *testing.T) {
 	if strings.Contains(string(b), `"kernel":`) {
 		t.Errorf("a kernel key without --kernel: %s", b)
 	}
+}
+
+// TestMain makes this test binary a guest's init when TestKernelColumnInVM
+// boots it.
+func TestMain(m *testing.M) { hosttest.Main(m) }
+
+// One row on Debian's 6.1 in a VM, as short as it can be: fork-expedited's
+// baseline (its other row is an RFC feature, not expressible), one run of
+// 1 s. No latency is asserted: that the row ran, with samples.
+func TestKernelColumnInVM(t *testing.T) {
+	k := hosttest.Kernel(t, "debian-6.1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := quick(t, "fork-expedited")
+	e.Variants, e.Duration = nil, 200*time.Millisecond
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := Run([]*Experiment{e}, Options{NoNoiseCheck: true, Kernel: &KernelOptions{
+		Measurer: &VMMeasurer{K: k, Init: exe, Warmup: 100 * time.Millisecond, Log: &log}, Runs: 1, Duration: time.Second, Context: ctx}})
+	t.Logf("%s", log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, rfc := res[0].Rows[0].Kernel, res[0].Rows[1].Kernel
+	if !base.Expressible || base.Runs != 1 || base.Avg == nil || *base.Avg <= 0 || *base.Max < *base.Avg || base.Release != k.Release {
+		t.Errorf("baseline on %s: %+v", k.Name, base)
+	}
+	if rfc.Expressible {
+		t.Errorf("TIMER_FORK_EXPEDITED ran on a real kernel: %+v", rfc)
+	}
+	t.Logf("baseline on Linux %s: avg %.1f max %.1f us", k.Release, *base.Avg, *base.Max)
 }
