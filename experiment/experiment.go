@@ -50,7 +50,10 @@ type Row struct {
 	Features string            // kernel syntax, added to the experiment's
 	Set      []Setting         // added to the experiment's; a later one wins
 	Params   map[string]string // scenario parameters, over the experiment's
-	Paper    Figures
+	// Policy, if set, is the row's in place of the experiment's: an
+	// experiment may compare kernels.
+	Policy string
+	Paper  Figures
 	Note     string // what the paper's figure is (e.g. "mean of 3 runs")
 }
 
@@ -180,6 +183,14 @@ func ordered(get func(map[string]Figures, string) float64, what string, rows ...
 		}
 		return holds, what + ": " + strings.Join(parts, " > ")
 	}
+}
+
+// policy is the row's policy.
+func (e *Experiment) policy(r Row) string {
+	if r.Policy != "" {
+		return r.Policy
+	}
+	return e.Policy
 }
 
 // All lists the experiments in the design's order.

@@ -135,7 +135,7 @@ func (e *Experiment) kernelRun(r Row, schedClass string) (run KernelRun, why str
 	if why := apply(r.Features, true); why != "" {
 		return run, why, nil
 	}
-	prof, _ := sched.Lookup(e.Policy)
+	prof, _ := sched.Lookup(e.policy(r))
 	set := map[string]int64{}
 	for _, name := range sw.tunables {
 		if prof != nil {
@@ -187,6 +187,7 @@ func runKernel(exps []*Experiment, res []*Result, ko KernelOptions) error {
 	for i, e := range exps {
 		col := &KernelColumn{Name: m.Name(), Release: m.Release(), Sched: m.Sched(), Runs: ko.Runs, Duration: ko.Duration.String()}
 		seen := map[string]bool{}
+		done, doneBy := map[string][]KernelFigures{}, map[string]string{}
 		for ri, r := range e.Rows {
 			kr := &KernelRow{Release: m.Release()}
 			res[i].Rows[ri].Kernel = kr
@@ -202,12 +203,21 @@ func runKernel(exps []*Experiment, res []*Result, ko KernelOptions) error {
 				continue
 			}
 			run.Runs, run.Seed, run.Duration = ko.Runs, 1, ko.Duration
-			if ko.Progress != nil {
-				ko.Progress(e.ID, r.Config)
-			}
-			figs, err := m.Measure(ctx, run)
-			if err != nil {
-				return fmt.Errorf("experiment %s, row %s on %s: %w", e.ID, r.Config, m.Name(), err)
+			// Rows that differ only in what a real kernel cannot take
+			// (the simulated policy, say) are one real run.
+			key := fmt.Sprint(run)
+			figs, ok := done[key]
+			if ok {
+				kr.Why = "the same real run as " + doneBy[key]
+			} else {
+				if ko.Progress != nil {
+					ko.Progress(e.ID, r.Config)
+				}
+				var err error
+				if figs, err = m.Measure(ctx, run); err != nil {
+					return fmt.Errorf("experiment %s, row %s on %s: %w", e.ID, r.Config, m.Name(), err)
+				}
+				done[key], doneBy[key] = figs, r.Config
 			}
 			var rf runFigures
 			for _, f := range figs {

@@ -112,7 +112,7 @@ func kernelTable(res *Result) report.Table {
 		}
 		how := kr.Why
 		if kr.Expressible {
-			how = strings.Join(append(append([]string{}, kr.Features...), kr.Set...), " ")
+			how = strings.TrimSpace(strings.Join(append(append([]string{}, kr.Features...), kr.Set...), " ") + " " + kr.Why)
 		}
 		t.Rows = append(t.Rows, []string{row.Config, cell(row.Paper.Avg, nil, nil), cell(row.Sim.Avg, row.Lo.Avg, row.Hi.Avg), cell(kr.Avg, kr.Lo.Avg, kr.Hi.Avg),
 			cell(row.Paper.Max, nil, nil), cell(row.Sim.Max, row.Lo.Max, row.Hi.Max), cell(kr.Max, kr.Lo.Max, kr.Hi.Max), how})

@@ -190,7 +190,7 @@ func (e *Experiment) request(r Row, v *Variant, seed uint64) (lab.Request, error
 	for _, s := range append(all, r.Set...) {
 		set[s.Name] = s.Value
 	}
-	return lab.Request{Spec: spec, Name: name, Policy: e.Policy, Features: feats, Tunables: set, Duration: e.Duration, Seed: seed}, nil
+	return lab.Request{Spec: spec, Name: name, Policy: e.policy(r), Features: feats, Tunables: set, Duration: e.Duration, Seed: seed}, nil
 }
 
 // Options control a run of experiments.
@@ -489,13 +489,13 @@ func (e *Experiment) describe(sets []Setting, params map[string]string) string {
 // reconstructions lists the reconstructions any row uses, with their
 // parameters, so every report that uses one says so.
 func (e *Experiment) reconstructions() []string {
-	prof, err := sched.Lookup(e.Policy)
-	if err != nil {
-		return nil
-	}
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range e.Rows {
+		prof, err := sched.Lookup(e.policy(r))
+		if err != nil {
+			continue
+		}
 		feats, err := prof.ParseFeatures(strings.Trim(e.Features+","+r.Features, ","))
 		if err != nil {
 			continue
@@ -568,7 +568,7 @@ func WriteText(w io.Writer, results []*Result) error {
 				for _, c := range cols {
 					fmt.Fprintf(&b, " %11s %13s", num(c.get(fig), 1), span(c.get(k.Lo), c.get(k.Hi)))
 				}
-				if !k.Expressible {
+				if k.Why != "" {
 					b.WriteString("  " + k.Why)
 				}
 			}
