@@ -36,8 +36,8 @@ func TestReproduceJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"fork-expedited": "000_", "start-nice": "002_", "fair-user-sched": "003_", "check-preempt-tick": "004_"}
-	if len(doc.Experiments) != 4 {
+	want := map[string]string{"fork-expedited": "000_", "start-nice": "002_", "fair-user-sched": "003_", "check-preempt-tick": "004_", "eevdf-today": "(none"}
+	if len(doc.Experiments) != 5 {
 		t.Fatalf("%d experiments", len(doc.Experiments))
 	}
 	for _, e := range doc.Experiments {
