@@ -54,7 +54,7 @@ type Row struct {
 	// experiment may compare kernels.
 	Policy string
 	Paper  Figures
-	Note     string // what the paper's figure is (e.g. "mean of 3 runs")
+	Note   string // what the paper's figure is (e.g. "mean of 3 runs")
 }
 
 // Claim is a statement of the mail to check against the simulated rows.

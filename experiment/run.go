@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -465,6 +466,16 @@ func (e *Experiment) variantSettings(v *Variant) string {
 
 func (e *Experiment) describe(sets []Setting, params map[string]string) string {
 	parts := []string{e.Policy}
+	// An experiment that compares kernels names each row's.
+	var byRow []string
+	for _, r := range e.Rows {
+		if r.Policy != "" && !slices.Contains(byRow, r.Policy) {
+			byRow = append(byRow, r.Policy)
+		}
+	}
+	if len(byRow) > 0 {
+		parts[0] = strings.Join(byRow, "/") + " (by row)"
+	}
 	if e.Features != "" {
 		parts = append(parts, "features "+e.Features)
 	}
