@@ -397,9 +397,12 @@ func eevdfToday() *Experiment {
 			{Config: "eevdf-6.6", Policy: "eevdf-6.6", Note: "the first EEVDF kernel"},
 			{Config: "eevdf-6.12", Policy: "eevdf-6.12", Note: "delayed dequeue, PLACE_REL_DEADLINE"},
 			{Config: "eevdf-6.18", Policy: "eevdf-6.18"},
+			{Config: "eevdf-7.2", Policy: "eevdf-7.2", Note: "Debian's 7.2.13: lazy preemption, HRTICK on by default"},
 			{Config: "6.12 NO_PLACE_DL_INIT", Policy: "eevdf-6.12", Features: "NO_PLACE_DEADLINE_INITIAL",
 				Note: "reconstruction: START_DEBIT's counterpart, a fork's first deadline a whole slice away"},
 			{Config: "6.18 NO_PLACE_DL_INIT", Policy: "eevdf-6.18", Features: "NO_PLACE_DEADLINE_INITIAL",
+				Note: "reconstruction: START_DEBIT's counterpart, a fork's first deadline a whole slice away"},
+			{Config: "7.2 NO_PLACE_DL_INIT", Policy: "eevdf-7.2", Features: "NO_PLACE_DEADLINE_INITIAL",
 				Note: "reconstruction: START_DEBIT's counterpart, a fork's first deadline a whole slice away"},
 		},
 		Claims: []Claim{
@@ -407,6 +410,8 @@ func eevdfToday() *Experiment {
 				"6.12 NO_PLACE_DL_INIT", "eevdf-6.12"),
 			orderClaim("average, 6.18: NO_PLACE_DEADLINE_INITIAL > PLACE_DEADLINE_INITIAL (as START_DEBIT > NO_START_DEBIT in seed 002)", avgOf, "avg us",
 				"6.18 NO_PLACE_DL_INIT", "eevdf-6.18"),
+			orderClaim("average, 7.2: NO_PLACE_DEADLINE_INITIAL > PLACE_DEADLINE_INITIAL (as START_DEBIT > NO_START_DEBIT in seed 002)", avgOf, "avg us",
+				"7.2 NO_PLACE_DL_INIT", "eevdf-7.2"),
 		},
 		Noise: mailsNoise, NoiseNote: mailsNoiseNote + " (no EEVDF kernel was measured by the mails: their spread is borrowed)",
 	}
