@@ -221,3 +221,32 @@ func TestKernelColumnInVM(t *testing.T) {
 	}
 	t.Logf("baseline on Linux %s: avg %.1f max %.1f us", k.Release, *base.Avg, *base.Max)
 }
+
+// The HTML report has the column as a table, with what the kernel was
+// told and why a row did not run.
+func TestKernelColumnPage(t *testing.T) {
+	e := quick(t, "fork-expedited")
+	e.Variants, e.Duration = nil, 200*time.Millisecond
+	res, err := Run([]*Experiment{e}, Options{NoNoiseCheck: true, Figures: true,
+		Kernel: &KernelOptions{Measurer: &fakeKernel{sched: "CFS"}, Runs: 2, Duration: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Page(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, tb := range page.Sections[0].Tables {
+		if strings.HasPrefix(tb.Caption, "On a real kernel: fake-6.1 (Linux 6.1.0-fake, CFS)") {
+			found = true
+			if len(tb.Rows) != 2 || tb.Rows[0][3] != "2001 (2000–2001)" && tb.Rows[0][3] != "2000 (2000–2001)" ||
+				!strings.HasPrefix(tb.Rows[1][7], "not expressible: ") {
+				t.Errorf("rows %q", tb.Rows)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no kernel table in the page")
+	}
+}
