@@ -321,3 +321,88 @@ func preemptedCharges(t *testing.T, policy string) []int64 {
 		Sched: cfg, Duration: 1e9, Check: true})
 	return probe.charges
 }
+
+// tickWaits runs a busy loop beside a thread that wakes every 8 ms (two
+// jiffies at HZ=250) for 1 ms of CPU, its expiries off ns after a tick,
+// and returns how long each wakeup after the first 100 ms waited for the
+// CPU.
+func tickWaits(t *testing.T, profile string, off int64) []int64 {
+	t.Helper()
+	const js = `{"tasks": {"hog": {"run": 100000}, "periodic": {"run": 1000, "timer": {"ref": "t", "period": 8000}}}}`
+	p := sim.DefaultParams()
+	p.HZ, p.CostContextSwitch, p.CostResched, p.TickPhase = 250, 0, 0, off
+	rec := &trace.Recorder{}
+	runSim(t, sim.Config{Spec: spec(t, js), Sched: config(t, profile, 1, nil, nil), Params: p, Duration: 2e9, Sink: rec, Check: true})
+	var waits []int64
+	var woke int64 = -1
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Wakeup && ev.PID == 1002:
+			woke = ev.TS
+		case ev.Kind == trace.Switch && ev.NextPID == 1002 && woke >= 0:
+			if woke > 100e6 {
+				waits = append(waits, ev.TS-woke)
+			}
+			woke = -1
+		}
+	}
+	return waits
+}
+
+// Debian's 6.12.95 makes a thread woken just after a tick wait for the
+// next one behind a busy loop whenever it comes back owed nothing
+// (FIDELITY.md: sleeper-vs-hog's p90 of 3977 µs). Two rules together:
+//
+//   - update_deadline runs only from update_curr: without HRTICK the
+//     hog's 0.7 ms request is renewed at the tick, from its vruntime then,
+//     and the tick's reschedule re-picks it.
+//   - a sleeper that left owing service stays queued as delayed
+//     (DELAY_DEQUEUE) until a pick finds it eligible, and leaves with its
+//     positive lag dropped (finish_delayed_dequeue_entity, DELAY_ZERO);
+//     place_entity then puts it at V, the hog's vruntime, which has moved
+//     on since the tick, with a full request: its deadline is the hog's
+//     plus the time since the tick, and check_preempt_wakeup_fair's
+//     pick_eevdf keeps the hog.
+//
+// Hand-computed, with equal weights (lag L at a wakeup at tick + 102 µs,
+// the timer's 2 µs wakeup path included): the wakee's deadline is before
+// the hog's when 2L > 102 µs. A wakeup at L = 0 waits for the next tick,
+// 4 ms − 102 µs, queued while the hog runs: L grows by half of that,
+// 1.949 ms. The 1 ms run takes 0.5 ms of lag, so it sleeps at 1.449 ms,
+// wakes and runs at once at 1.449, 0.949 and 0.449 ms, then sleeps at
+// −0.051 ms, delayed; the hog's 2.9 ms to the next tick make it eligible,
+// the tick's pick drops it with its lag zeroed, and the cycle restarts:
+// one wakeup in four waits 3.898 ms, the others none.
+//
+// Woken 2.1 ms after a tick, the hog's request is over (1.4 ms past it):
+// update_curr renews it from now, and a wakee at V has the same deadline
+// and is first in the tree: every wakeup runs at once.
+func TestWakeeWaitsForTheTick612(t *testing.T) {
+	wait := int64(4e6 - 100000 - sim.DefaultParams().CostWakeup - sim.DefaultParams().TimerIRQ)
+	waits := tickWaits(t, "eevdf-6.12", 100000)
+	if len(waits) < 200 {
+		t.Fatalf("%d wakeups, want over 200", len(waits))
+	}
+	n := 0
+	for i, w := range waits {
+		switch {
+		case w == wait:
+			n++
+			if i >= 4 && waits[i-4] != wait {
+				t.Errorf("woken 100 µs after a tick: wakeup %d waited for the tick, but not wakeup %d four before it", i, i-4)
+			}
+		case w != 0:
+			t.Errorf("woken 100 µs after a tick: wakeup %d waited %d ns, want 0 or %d", i, w, wait)
+		}
+	}
+	t.Logf("woken 100 µs after a tick: %d of %d wakeups waited %d ns", n, len(waits), wait)
+	if d := n*4 - len(waits); d < -4 || d > 4 {
+		t.Errorf("woken 100 µs after a tick: %d of %d wakeups waited for the tick, want one in four", n, len(waits))
+	}
+	for i, w := range tickWaits(t, "eevdf-6.12", 2100000) {
+		if w != 0 {
+			t.Errorf("woken 2.1 ms after a tick: wakeup %d waited %d ns, want 0 (the hog's request is over)", i, w)
+			break
+		}
+	}
+}
