@@ -328,7 +328,9 @@ func preemptedCharges(t *testing.T, policy string) []int64 {
 // CPU.
 func tickWaits(t *testing.T, profile string, off int64) []int64 {
 	t.Helper()
-	const js = `{"tasks": {"hog": {"run": 100000}, "periodic": {"run": 1000, "timer": {"ref": "t", "period": 8000}}}}`
+	// periodic comes first, so it runs first, at 0, where its timer grid
+	// starts.
+	const js = `{"tasks": {"periodic": {"run": 1000, "timer": {"ref": "t", "period": 8000}}, "hog": {"run": 100000}}}`
 	p := sim.DefaultParams()
 	p.HZ, p.CostContextSwitch, p.CostResched, p.TickPhase = 250, 0, 0, off
 	rec := &trace.Recorder{}
@@ -337,9 +339,9 @@ func tickWaits(t *testing.T, profile string, off int64) []int64 {
 	var woke int64 = -1
 	for _, ev := range rec.Events {
 		switch {
-		case ev.Kind == trace.Wakeup && ev.PID == 1002:
+		case ev.Kind == trace.Wakeup && ev.PID == 1001:
 			woke = ev.TS
-		case ev.Kind == trace.Switch && ev.NextPID == 1002 && woke >= 0:
+		case ev.Kind == trace.Switch && ev.NextPID == 1001 && woke >= 0:
 			if woke > 100e6 {
 				waits = append(waits, ev.TS-woke)
 			}
