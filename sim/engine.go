@@ -76,9 +76,13 @@ type Engine struct {
 	groups          map[string]*sched.Group
 	ev              trace.Event // reused for every emitted event: no allocation
 
-	posix   []*posixTimer
-	rtState []*rtTimerState // shared rt-app timer state, by Spec.Timers index
-	timerID int32
+	posix []*posixTimer
+	// Exited tasks for reuse (taskpool.go): released during the current
+	// event, then free; reused counts the Tasks handed out again.
+	dying, freeTasks []*Task
+	reused           int
+	rtState          []*rtTimerState // shared rt-app timer state, by Spec.Timers index
+	timerID          int32
 
 	live, pending int // tasks alive; initial tasks not started yet
 	started       bool
@@ -277,7 +281,7 @@ func (e *Engine) Advance(until int64) error {
 		for _, d := range e.spec.Tasks {
 			for i := 0; i < d.Instances; i++ {
 				t := e.newTask(d, nil, i)
-				t.startT = timer{kind: tkStart, task: t}
+				t.startT.kind, t.startT.task = tkStart, t
 				e.pending++
 				e.q.arm(&t.startT, d.Delay)
 			}
@@ -314,6 +318,9 @@ func (e *Engine) Advance(until int64) error {
 		e.events++
 		e.dispatch(t)
 		e.resolve()
+		if len(e.dying) > 0 {
+			e.recycle()
+		}
 		if e.cfg.Check && e.err == nil {
 			if err := e.checkInvariants(); err != nil {
 				e.err = fmt.Errorf("invariant broken at %d ns (event %d): %w", e.now, e.events, err)
@@ -555,6 +562,7 @@ func (e *Engine) schedule(c *CPU) {
 			// Release it: a long run forks hundreds of thousands.
 			e.deadRuntime += prev.runtime
 			e.deadRuntimeByID[prev.st.PID-pidBase-1] = prev.runtime
+			e.released(prev)
 		}
 	}
 	if c.curr == nil {
@@ -595,7 +603,8 @@ func (e *Engine) task(st *sched.Task) *Task { return st.Engine.(*Task) }
 // newTask creates a task from a definition; parent is nil for the
 // workload's initial threads (instance is their index).
 func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
-	t := &Task{def: d, e: e}
+	t := e.allocTask()
+	t.def, t.e = d, e
 	t.st.PID = pidBase + 1 + e.created
 	t.st.Engine = t
 	e.created++
@@ -642,8 +651,8 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	t.allowed = d.Props.CPUs
 	t.rqIdx = -1
-	t.doneT = timer{kind: tkWorkDone, task: t}
-	t.wakeT = timer{kind: tkWake, task: t}
+	t.doneT.kind, t.doneT.task = tkWorkDone, t
+	t.wakeT.kind, t.wakeT.task = tkWake, t
 	t.threadLoops = d.Loop
 	t.phase = -1
 	t.action = actStep

@@ -109,6 +109,11 @@ type Task struct {
 	// schedule() (phaseprops.go).
 	regroup   bool
 	regroupTo *sched.Group
+	// pins counts the POSIX timers that name it (owner, waiter): a
+	// pinned task is not recycled when it exits (taskpool.go). reuse
+	// counts the lives its struct had before this one.
+	pins  int32
+	reuse int32
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs

@@ -141,6 +141,7 @@ func (e *Engine) posixWait(t *Task, ev *workload.Event, res *workload.TimerRes) 
 		return
 	}
 	pt.waiter = t
+	t.pins++
 	e.block(t)
 }
 
@@ -168,6 +169,7 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 		}
 	}
 	e.q.arm(&pt.t, first)
+	t.pins++ // for good: e.posix keeps every timer
 	e.posix = append(e.posix, pt)
 	return pt
 }
@@ -199,6 +201,7 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 		pt.pending, pt.pendSeq = true, pt.seq
 		if w := pt.waiter; w != nil {
 			pt.waiter = nil
+			w.pins--
 			e.posixConsume(pt, w)
 			w.wakeT.phase = wakeNow
 			w.inputWake = pt.res.Notify == "input"

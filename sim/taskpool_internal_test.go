@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"testing"
+
+	"schedlab/sched"
+	_ "schedlab/sched/cfs"
+	_ "schedlab/sched/eevdf"
+	_ "schedlab/sched/rt"
+	"schedlab/trace"
+	"schedlab/workload"
+)
+
+// hashSink digests every event the engine emits.
+type hashSink struct{ h hash.Hash }
+
+func (s *hashSink) Event(e *trace.Event) { fmt.Fprintf(s.h, "%+v\n", *e) }
+
+// forkTimers forks short threads that own per-thread POSIX timers (which
+// outlive them, naming their dead owner), wait on a shared one, wake each
+// other by name and exit: every kind of reference a dead task leaves.
+const forkTimers = `{"tasks": {
+	"hog": {"instance": 2, "run": 100000},
+	"spawner": {"run": 200, "sleep": 4000, "fork": "worker", "run1": 30, "fork1": "waker"},
+	"worker": {"instance": 0, "loop": 2, "timer": {"ref": "unique-p", "period": 3000, "notify": "signal"}, "run": 40, "suspend": 0},
+	"waker": {"instance": 0, "loop": 1, "run": 60, "resume": "worker", "timer": {"ref": "shared-p", "period": 1500, "notify": "signal"}},
+	"helper": {"timer": {"ref": "cb", "period": 2000, "notify": "thread"}, "run": 30, "fork": "callback"},
+	"callback": {"instance": 0, "loop": 1, "run": 20, "resume": "spawner"}}}`
+
+func runDigest(t *testing.T, spec *workload.Spec, policy string, ncpu int, recycle bool) (string, *Engine) {
+	t.Helper()
+	defer func(old bool) { recycleTasks = old }(recycleTasks)
+	recycleTasks = recycle
+	prof, err := sched.Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := prof.NewConfig(ncpu, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &hashSink{h: sha256.New()}
+	e, err := New(Config{Spec: spec, Sched: cfg, Params: DefaultParams(), Duration: 5e8, Sink: s, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", s.h.Sum(nil)), e
+}
+
+// Recycling exited tasks changes nothing a run emits: a recycled Task
+// reached through a reference of its earlier life (a stale queue entry, a
+// POSIX timer's owner or waiter) would fire a timer, mark an expiry or
+// wake a thread under the new task's PID, and the traces would differ.
+func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
+	specs := map[string]*workload.Spec{}
+	var err error
+	if specs["forkTimers"], err = workload.Parse("forkTimers.json", []byte(forkTimers)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sigev-thread", "wakeup-latency-make-j10"} {
+		if specs[name], _, err = workload.Load(name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, spec := range specs {
+		for _, policy := range []string{"cfs-2.6.35", "eevdf-6.12"} {
+			for _, ncpu := range []int{1, 4} {
+				off, _ := runDigest(t, spec, policy, ncpu, false)
+				on, e := runDigest(t, spec, policy, ncpu, true)
+				if off != on {
+					t.Errorf("%s, %s, %d CPUs: the trace differs with recycled tasks", name, policy, ncpu)
+				}
+				if e.reused == 0 {
+					t.Errorf("%s, %s, %d CPUs: no task was recycled (%d created)", name, policy, ncpu, e.created)
+				}
+				// A POSIX timer's owner is pinned: never handed out again.
+				for _, pt := range e.posix {
+					for _, f := range e.freeTasks {
+						if f == pt.owner {
+							t.Errorf("%s, %s, %d CPUs: the owner of a POSIX timer (pid %d) is on the free list", name, policy, ncpu, pt.owner.st.PID)
+						}
+					}
+				}
+			}
+		}
+	}
+}
