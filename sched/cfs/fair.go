@@ -70,6 +70,9 @@ type groupState struct {
 
 // CFS is the fair scheduling class for one run.
 type CFS struct {
+	// free holds the entities of dead tasks for reuse (TaskDead): a long
+	// run forks hundreds of thousands of tasks.
+	free []*entity
 	cfg  *sched.Config
 	arch sched.Arch
 	cpus []*cpuRQ
@@ -188,7 +191,15 @@ func (c *CFS) queueOf(g *sched.Group, cpu int) (*cfsRQ, *entity) {
 
 // TaskNew implements sched.Class.
 func (c *CFS) TaskNew(t, parent *sched.Task) {
-	se := &entity{load: sched.NiceWeight(t.Nice, t.Policy), task: t, idx: -1}
+	var se *entity
+	if n := len(c.free); n > 0 {
+		se = c.free[n-1]
+		c.free = c.free[:n-1]
+		*se = entity{}
+	} else {
+		se = new(entity)
+	}
+	se.load, se.task, se.idx = sched.NiceWeight(t.Nice, t.Policy), t, -1
 	se.q, se.parent = c.queueOf(t.Group, t.CPU)
 	t.Sched = se
 }
@@ -816,8 +827,21 @@ func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	c.v61.renicing = false
 }
 
-// TaskDead implements sched.Class: nothing outlives the final dequeue.
-func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {}
+// TaskDead implements sched.Class: nothing outlives the final dequeue, so
+// the entity is reused, unless (which the final dequeue rules out) a
+// its queue still names it: then it is left to the collector, and
+// whatever names it keeps seeing the dead task, as before.
+func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {
+	se := taskSE(t)
+	if se.onRQ || se.idx >= 0 {
+		return
+	}
+	if q := se.q; q.curr == se || q.next == se || q.last == se || q.skip == se {
+		return
+	}
+	t.Sched = nil
+	c.free = append(c.free, se)
+}
 
 // MigrateTask implements sched.Class. A waking sleeper's vruntime is made
 // relative to the queue it slept on, src's (task_waking_fair), so that the

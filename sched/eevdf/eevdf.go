@@ -185,6 +185,9 @@ type groupState struct {
 
 // EEVDF is the fair scheduling class for one run.
 type EEVDF struct {
+	// free holds the entities of dead tasks for reuse (TaskDead): a long
+	// run forks hundreds of thousands of tasks.
+	free   []*entity
 	cfg    *sched.Config
 	ver    version
 	cpus   []*cpuRQ

@@ -20,7 +20,15 @@ const (
 // custom slice from sched_attr.
 func (c *EEVDF) TaskNew(t, parent *sched.Task) {
 	lw := sched.NiceWeight(t.Nice, t.Policy)
-	se := &entity{w: lw.Weight, inv: lw.Inv, task: t, initial: true, slice: c.baseSlice}
+	var se *entity
+	if n := len(c.free); n > 0 {
+		se = c.free[n-1]
+		c.free = c.free[:n-1]
+		*se = entity{}
+	} else {
+		se = new(entity)
+	}
+	se.w, se.inv, se.task, se.initial, se.slice = lw.Weight, lw.Inv, t, true, c.baseSlice
 	c.applyCustomSlice(se)
 	se.q, se.parent = c.queueOf(t.Group, t.CPU)
 	if se.parent != nil {
@@ -1013,8 +1021,21 @@ func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 // TaskDead implements sched.Class: a task that exits while delayed leaves
 // its queue on env, its last CPU, now (task_dead_fair); afterwards no
 // queue holds its entity.
+//
+// The entity is then reused, unless (which the final dequeue rules out) a
+// queue still names it: then it is left to the collector, and whatever
+// names it keeps seeing the dead task, as before.
 func (c *EEVDF) TaskDead(env sched.RQ, t *sched.Task) {
-	c.finishDelayed(env, taskSE(t))
+	se := taskSE(t)
+	c.finishDelayed(env, se)
+	if se.onRQ || se.delayed {
+		return
+	}
+	if q := se.q; q.curr == se || q.next == se || q.cpu.prev == se {
+		return
+	}
+	t.Sched = nil
+	c.free = append(c.free, se)
 }
 
 // finishDelayed completes the dequeue of a delayed entity on env, the CPU
