@@ -20,7 +20,7 @@ const (
 // timers and re-arm them, so the queue never allocates per event.
 type timer struct {
 	when int64
-	seq  uint64 // arming number of the live heap entry; 0 when not armed
+	seq  uint64 // arming number of its heap entry; 0 when not armed
 	kind timerKind
 	cpu  *CPU
 	task *Task
@@ -28,29 +28,28 @@ type timer struct {
 	// phase distinguishes the two steps of a timer-driven wakeup: the
 	// expiry itself, then the wakeup after the wakeup-path cost.
 	phase uint8
-	// id is the timer's number in the queue while refs, its entries in
-	// the heap (the live one and stale ones), is above 0.
-	id   int32
-	refs int32
+	// id is the timer's number in the queue while it is armed.
+	id int32
 }
 
 func (t *timer) armed() bool { return t.seq != 0 }
 
 // eventQueue is the engine's pending timers, ordered by time, then by
 // arming order, so that equal times fire in the order they were armed and
-// runs are deterministic. Cancelling (or re-arming) is lazy: the timer
-// forgets its entry's arming number, and the stale entry is dropped when it
-// reaches the top. Heap moves thus never write into the timers, which sit
-// in thousands of task structs, so a big queue costs few cache misses.
+// runs are deterministic. Cancelling takes the timer's entry out and
+// re-arming moves it, found by its position in pos, so the heap holds the
+// armed timers and nothing else (lazily cancelled entries, left until
+// their time, made the busy workload's heap four times its 16 timers).
 //
 // The heap's entries hold no pointers: a 16-byte {when, seq·2^24 + id}
-// naming the timer by its number in timers. Moving one is a plain copy,
-// with no write barrier while the garbage collector runs, and the
-// collector never scans the heap. A timer keeps its number while it has
-// entries, so the numbers in use are at most the timers pending.
+// naming the timer by its number in timers. Moving one is a plain copy
+// and a write to the dense pos array, never into the timers, which sit
+// in thousands of task structs, and with no write barrier while the
+// garbage collector runs; the collector never scans the heap.
 type eventQueue struct {
 	h      []entry
 	timers []*timer // by id; nil: free
+	pos    []int32  // by id: the index of its entry in h
 	free   []int32
 	seq    uint64
 }
@@ -60,16 +59,16 @@ type entry struct {
 	key  uint64 // seq<<idBits | id: seq is unique, so key orders as seq
 }
 
-// idBits bounds the timers with entries at once (16.7 million: four
-// per thread of workload.MaxThreads is under a million); seq has the other
-// 40 bits, and the queue renumbers when they run out.
+// idBits bounds the timers armed at once (16.7 million: four per thread
+// of workload.MaxThreads is under a million); seq has the other 40 bits,
+// and the queue renumbers when they run out.
 const idBits = 24
 
 func (a *entry) less(b *entry) bool {
 	return a.when < b.when || a.when == b.when && a.key < b.key
 }
 
-func (q *eventQueue) timerOf(e *entry) *timer { return q.timers[e.key&(1<<idBits-1)] }
+func (e *entry) id() int32 { return int32(e.key & (1<<idBits - 1)) }
 
 // arm schedules t at when, replacing any earlier arming.
 func (q *eventQueue) arm(t *timer, when int64) {
@@ -77,61 +76,75 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		q.renumber()
 	}
 	q.seq++
+	wasArmed := t.armed()
 	t.when, t.seq = when, q.seq
-	if t.refs == 0 {
-		if n := len(q.free); n > 0 {
-			t.id = q.free[n-1]
-			q.free = q.free[:n-1]
+	if wasArmed {
+		// A later arming number and any time: the entry may go either way.
+		i := int(q.pos[t.id])
+		s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
+		if i > 0 && s.less(&q.h[(i-1)/arity]) {
+			q.up(i, s)
 		} else {
-			if len(q.timers) == 1<<idBits {
-				panic("sim: more than 2^24 timers pending")
-			}
-			t.id = int32(len(q.timers))
-			q.timers = append(q.timers, nil)
+			q.down(i, s)
 		}
-		q.timers[t.id] = t
+		return
 	}
-	t.refs++
+	if n := len(q.free); n > 0 {
+		t.id = q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		if len(q.timers) == 1<<idBits {
+			panic("sim: more than 2^24 timers pending")
+		}
+		t.id = int32(len(q.timers))
+		q.timers = append(q.timers, nil)
+		q.pos = append(q.pos, 0)
+	}
+	q.timers[t.id] = t
 	q.h = append(q.h, entry{})
 	q.up(len(q.h)-1, entry{when: when, key: q.seq<<idBits | uint64(t.id)})
 }
 
-func (q *eventQueue) cancel(t *timer) { t.seq = 0 }
-
-// peek returns the earliest live timer without removing it, or nil.
-func (q *eventQueue) peek() *timer {
-	for len(q.h) > 0 {
-		t := q.timerOf(&q.h[0])
-		if t.seq == q.h[0].key>>idBits {
-			return t
-		}
-		q.remove() // stale: cancelled or re-armed since
+// cancel disarms t.
+func (q *eventQueue) cancel(t *timer) {
+	if t.armed() {
+		q.removeAt(int(q.pos[t.id]))
+		t.seq = 0
 	}
-	return nil
 }
 
-// pop removes and returns the earliest live timer; peek must have found it.
+// peek returns the earliest timer without removing it, or nil.
+func (q *eventQueue) peek() *timer {
+	if len(q.h) == 0 {
+		return nil
+	}
+	return q.timers[q.h[0].id()]
+}
+
+// pop removes and returns the earliest timer; peek must have found it.
 func (q *eventQueue) pop() *timer {
-	t := q.remove()
+	t := q.timers[q.h[0].id()]
+	q.removeAt(0)
 	t.seq = 0
 	return t
 }
 
-// remove takes the top entry out and returns its timer, whose number is
-// freed with its last entry.
-func (q *eventQueue) remove() *timer {
-	t := q.timerOf(&q.h[0])
+// removeAt takes the entry at i out and frees its timer's number.
+func (q *eventQueue) removeAt(i int) {
+	id := q.h[i].id()
+	q.timers[id] = nil
+	q.free = append(q.free, id)
 	n := len(q.h) - 1
 	last := q.h[n]
 	q.h = q.h[:n]
-	if n > 0 {
-		q.down(0, last)
+	if i == n {
+		return
 	}
-	if t.refs--; t.refs == 0 {
-		q.timers[t.id] = nil
-		q.free = append(q.free, t.id)
+	if i > 0 && last.less(&q.h[(i-1)/arity]) {
+		q.up(i, last)
+	} else {
+		q.down(i, last)
 	}
-	return t
 }
 
 // The heap is 4-ary: half the depth of a binary heap, and four 16-byte
@@ -147,9 +160,11 @@ func (q *eventQueue) up(i int, s entry) {
 			break
 		}
 		q.h[i] = q.h[p]
+		q.pos[q.h[i].id()] = int32(i)
 		i = p
 	}
 	q.h[i] = s
+	q.pos[s.id()] = int32(i)
 }
 
 // down moves s from the hole at i towards the leaves.
@@ -170,14 +185,16 @@ func (q *eventQueue) down(i int, s entry) {
 			break
 		}
 		q.h[i] = q.h[m]
+		q.pos[q.h[i].id()] = int32(i)
 		i = m
 	}
 	q.h[i] = s
+	q.pos[s.id()] = int32(i)
 }
 
 // renumber gives the entries the arming numbers 1, 2, … in their order,
-// and each live timer its entry's new number, when 2^40 armings have used
-// up seq's bits: the order, and which entries are stale, stay as they were.
+// and each timer its entry's new number, when 2^40 armings have used up
+// seq's bits: the order stays as it was.
 func (q *eventQueue) renumber() {
 	slices.SortFunc(q.h, func(a, b entry) int {
 		if a.less(&b) {
@@ -190,11 +207,10 @@ func (q *eventQueue) renumber() {
 	})
 	for i := range q.h { // a sorted array is a heap
 		e := &q.h[i]
-		t, seq := q.timerOf(e), uint64(i+1)
-		if t.seq == e.key>>idBits {
-			t.seq = seq
-		}
-		e.key = seq<<idBits | e.key&(1<<idBits-1)
+		seq := uint64(i + 1)
+		q.timers[e.id()].seq = seq
+		q.pos[e.id()] = int32(i)
+		e.key = seq<<idBits | uint64(e.id())
 	}
 	q.seq = uint64(len(q.h))
 }

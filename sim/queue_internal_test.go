@@ -7,7 +7,7 @@ import (
 )
 
 // The queue fires live timers in (when, arming order), drops cancelled
-// and re-armed entries, frees timer numbers with their last entry, and
+// and re-armed entries, frees timer numbers with their entry, and
 // keeps all of it across a renumbering of the arming counter.
 func TestEventQueueOrder(t *testing.T) {
 	for _, nearWrap := range []bool{false, true} {

@@ -110,10 +110,8 @@ type Task struct {
 	regroup   bool
 	regroupTo *sched.Group
 	// pins counts the POSIX timers that name it (owner, waiter): a
-	// pinned task is not recycled when it exits (taskpool.go). reuse
-	// counts the lives its struct had before this one.
-	pins  int32
-	reuse int32
+	// pinned task is not recycled when it exits (taskpool.go).
+	pins int32
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs

@@ -6,12 +6,9 @@ package sim
 //
 // A recycled Task must never be reached through a reference its earlier
 // life left behind. What can still name a dead task:
-//   - its own timers' entries in the event queue, stale (cancelled or
-//     re-armed) ones included. They stay harmless: an entry fires only if
-//     its arming number is the timer's current one, and arming numbers are
-//     never reused, so no old entry can match an arming of the new life.
-//     The timers keep their queue number and entry count (id, refs) across
-//     the recycling, so the queue's bookkeeping of those entries holds.
+//   - its own timers, in the event queue while armed: a task is
+//     recycled only with none armed (a dead task's expiry is the engine's
+//     to ignore, which recycling must not change).
 //   - a POSIX timer, whose owner and waiter are compared by pointer
 //     (posixTimerFor) and whose owner's PID goes into its marks: a task
 //     that a POSIX timer names (pins > 0) is never recycled.
@@ -21,7 +18,8 @@ package sim
 //   - its rt-app log (rtapplog.go), which the run keeps: the recycled
 //     task starts a log of its own.
 //   - the class's state: nothing outlives TaskDead (the Class contract),
-//     and the class's entity is new with every TaskNew.
+//     and TaskNew attaches an entity of its own (a class reuses a dead
+//     task's entity only when no queue names it).
 //   - WakeInfo.Waker of the tasks it woke, which the class reads only in
 //     the wakeup's own enqueue, while the waker runs.
 // A task joins the free list only between events (Advance, after the
@@ -37,12 +35,7 @@ func (e *Engine) allocTask() *Task {
 	t := e.freeTasks[n-1]
 	e.freeTasks[n-1] = nil
 	e.freeTasks = e.freeTasks[:n-1]
-	done, wake, start := t.doneT.queueRef(), t.wakeT.queueRef(), t.startT.queueRef()
 	*t = Task{}
-	t.doneT.setQueueRef(done)
-	t.wakeT.setQueueRef(wake)
-	t.startT.setQueueRef(start)
-	t.reuse++
 	e.reused++
 	return t
 }
@@ -51,17 +44,9 @@ func (e *Engine) allocTask() *Task {
 // without recycling.
 var recycleTasks = true
 
-// queueRef is what the event queue knows of a timer beyond its arming:
-// its number and its entries in the heap.
-type queueRef struct{ id, refs int32 }
-
-func (t *timer) queueRef() queueRef     { return queueRef{t.id, t.refs} }
-func (t *timer) setQueueRef(r queueRef) { t.id, t.refs = r.id, r.refs }
-
 // released notes a dead task whose class state is gone (TaskDead): it is
 // recycled after the current event unless a POSIX timer or a mutex names
-// it or one of its timers is still armed (a dead task's expiry is the
-// engine's to ignore, which recycling must not change).
+// it or one of its timers is still armed.
 func (e *Engine) released(t *Task) {
 	if t.pins != 0 || t.doneT.armed() || t.wakeT.armed() || t.startT.armed() {
 		return
