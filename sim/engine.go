@@ -63,11 +63,13 @@ type Engine struct {
 	// tickOff shifts the jiffy grid: workload time t is machine time
 	// t+tickOff (Params.TickPhase).
 	tickOff int64
-	q       eventQueue
-	cpus    []*CPU
-	dirty   []*CPU  // CPUs whose need_resched was set during this event
-	alive   []*Task // tasks created and not yet exited, in creation order
-	created int     // tasks created so far; the next PID is pidBase+1+created
+	// jiffyLo ≤ now < jiffyHi: jiffyHi is the next jiffy start (nextJiffy).
+	jiffyLo, jiffyHi int64
+	q                eventQueue
+	cpus             []*CPU
+	dirty            []*CPU  // CPUs whose need_resched was set during this event
+	alive            []*Task // tasks created and not yet exited, in creation order
+	created          int     // tasks created so far; the next PID is pidBase+1+created
 	// Exited tasks are released; what reports need of them stays here:
 	// the sum, and each one's runtime by task number (PID − pidBase − 1,
 	// dense since PIDs are handed out in order; −1: alive).
@@ -467,18 +469,33 @@ func (e *Engine) ipi(remote bool) int64 {
 // Ticks sit on one global grid (k·10⁹/HZ ns), as jiffies do, and an idle CPU
 // has none (NO_HZ_IDLE).
 func (e *Engine) armTick(c *CPU) {
+	when := e.nextJiffy()
+	if c.tickT.armed() && c.tickT.when == when {
+		return
+	}
+	e.q.arm(&c.tickT, when)
+}
+
+// nextJiffy is the first jiffy start after now. Every schedule() asks, so
+// the last answer is kept with the jiffy start before it: while now is
+// between the two, it stands (the divisions were a tenth of a seed
+// load's time).
+func (e *Engine) nextJiffy() int64 {
+	if e.jiffyLo <= e.now && e.now < e.jiffyHi {
+		return e.jiffyHi
+	}
 	// Jiffy k starts at floor(k·10⁹/HZ). When HZ does not divide 10⁹ (300)
-	// the first guess can round back onto now: step on until strictly after.
+	// the first guess can round back onto now: step on until strictly
+	// after. Every jiffy up to jiffy(now) starts at or before now, so this
+	// is the first start after now of all.
 	k := e.jiffy(e.now) + 1
 	when := e.jiffyStart(k)
 	for when <= e.now {
 		k++
 		when = e.jiffyStart(k)
 	}
-	if c.tickT.armed() && c.tickT.when == when {
-		return
-	}
-	e.q.arm(&c.tickT, when)
+	e.jiffyLo, e.jiffyHi = e.jiffyStart(k-1), when
+	return when
 }
 
 // jiffy is floor(t·HZ/10⁹), the jiffy t falls in, and jiffyStart is
