@@ -21,11 +21,13 @@
 #
 # The base is measured with this tree's benchmark files (sim/bench_test.go,
 # sweep/bench_test.go), which use only the packages' exported API. Prints
-# medians over ROUNDS (default 3).
+# medians over ROUNDS (default 3); the cachegrind counts, which barely
+# vary, over VALGRIND_ROUNDS (default ROUNDS; 0 skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-main}
 rounds=${2:-3}
+vrounds=${VALGRIND_ROUNDS:-$rounds}
 tmp=$(mktemp -d -t schedlab-bench.XXXXXX)
 trap 'git worktree remove --force "$tmp/base-src" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 git worktree add --detach "$tmp/base-src" "$base" >/dev/null 2>&1
@@ -64,7 +66,7 @@ for r in $(seq "$rounds"); do
 done
 
 if command -v valgrind >/dev/null; then
-  for r in $(seq "$rounds"); do for v in base new; do
+  for r in $(seq "$vrounds"); do for v in base new; do
     for b in 'Engine$:2000:6000' 'Scenario/wakeup-latency-make-j10/cpus=1$:20000:60000' 'TypedHeap:200000:600000'; do
       IFS=: read -r name n1 n2 <<<"$b"
       ir() { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$tmp/sim-$v" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1; }
