@@ -216,10 +216,13 @@ func BenchmarkTasks(b *testing.B) {
 			}
 			ev0 := e.Events()
 			b.ResetTimer()
+			cpu0 := cpuNS(b)
 			if _, err := e.Run(); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(e.Events()-ev0), "ns/event")
+			ev := float64(e.Events() - ev0)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
+			b.ReportMetric(float64(cpuNS(b)-cpu0)/ev, "cpu-ns/event")
 		})
 	}
 }
