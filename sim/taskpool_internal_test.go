@@ -28,7 +28,8 @@ const forkTimers = `{"tasks": {
 	"worker": {"instance": 0, "loop": 2, "timer": {"ref": "unique-p", "period": 3000, "notify": "signal"}, "run": 40, "suspend": 0},
 	"waker": {"instance": 0, "loop": 1, "run": 60, "resume": "worker", "timer": {"ref": "shared-p", "period": 1500, "notify": "signal"}},
 	"helper": {"timer": {"ref": "cb", "period": 2000, "notify": "thread"}, "run": 30, "fork": "callback"},
-	"callback": {"instance": 0, "loop": 1, "run": 20, "resume": "spawner"}}}`
+	"callback": {"instance": 0, "loop": 1, "run": 20, "resume": "spawner", "fork": "locker"},
+	"locker": {"instance": 0, "loop": 1, "lock": "m", "run": 30, "unlock": "m", "lock1": "kept", "run1": 10}}}`
 
 func runDigest(t *testing.T, spec *workload.Spec, policy string, ncpu int, recycle bool) (string, *Engine) {
 	t.Helper()
@@ -53,6 +54,22 @@ func runDigest(t *testing.T, spec *workload.Spec, policy string, ncpu int, recyc
 	return fmt.Sprintf("%x", s.h.Sum(nil)), e
 }
 
+// mutexOwners lists the PID and state each mutex's owner has.
+func mutexOwners(e *Engine) string {
+	if e.syncs == nil {
+		return ""
+	}
+	s := ""
+	for _, m := range e.syncs.mutexes {
+		if m.owner != nil {
+			s += fmt.Sprintf("%d/%d ", m.owner.st.PID, m.owner.state)
+		} else {
+			s += "- "
+		}
+	}
+	return s
+}
+
 // Recycling exited tasks changes nothing a run emits: a recycled Task
 // reached through a reference of its earlier life (a stale queue entry, a
 // POSIX timer's owner or waiter) would fire a timer, mark an expiry or
@@ -71,15 +88,29 @@ func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
 	for name, spec := range specs {
 		for _, policy := range []string{"cfs-2.6.35", "eevdf-6.12"} {
 			for _, ncpu := range []int{1, 4} {
-				off, _ := runDigest(t, spec, policy, ncpu, false)
+				off, e0 := runDigest(t, spec, policy, ncpu, false)
 				on, e := runDigest(t, spec, policy, ncpu, true)
 				if off != on {
 					t.Errorf("%s, %s, %d CPUs: the trace differs with recycled tasks", name, policy, ncpu)
 				}
+				// What a mutex's owner pointer names must be the same task
+				// (a recycled struct would carry another PID).
+				if o0, o1 := mutexOwners(e0), mutexOwners(e); o0 != o1 {
+					t.Errorf("%s, %s, %d CPUs: mutex owners %s, with recycled tasks %s", name, policy, ncpu, o0, o1)
+				}
 				if e.reused == 0 {
 					t.Errorf("%s, %s, %d CPUs: no task was recycled (%d created)", name, policy, ncpu, e.created)
 				}
-				// A POSIX timer's owner is pinned: never handed out again.
+				// A POSIX timer's owner and a mutex's are never handed out again.
+				if e.syncs != nil {
+					for _, m := range e.syncs.mutexes {
+						for _, f := range e.freeTasks {
+							if m.owner != nil && f == m.owner {
+								t.Errorf("%s, %s, %d CPUs: the owner of a mutex (pid %d) is on the free list", name, policy, ncpu, m.owner.st.PID)
+							}
+						}
+					}
+				}
 				for _, pt := range e.posix {
 					for _, f := range e.freeTasks {
 						if f == pt.owner {
