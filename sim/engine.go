@@ -18,6 +18,7 @@ import (
 	"slices"
 	"time"
 
+	"schedlab/internal/freelist"
 	"schedlab/sched"
 	"schedlab/trace"
 	"schedlab/uapi"
@@ -81,10 +82,11 @@ type Engine struct {
 	posix []*posixTimer
 	// Exited tasks for reuse (taskpool.go): released during the current
 	// event, then free; reused counts the Tasks handed out again.
-	dying, freeTasks []*Task
-	reused           int
-	rtState          []*rtTimerState // shared rt-app timer state, by Spec.Timers index
-	timerID          int32
+	dying     []*Task
+	freeTasks freelist.List[Task]
+	reused    int
+	rtState   []*rtTimerState // shared rt-app timer state, by Spec.Timers index
+	timerID   int32
 
 	live, pending int // tasks alive; initial tasks not started yet
 	started       bool

@@ -28,15 +28,13 @@ package sim
 
 // allocTask returns a zeroed Task, recycled if one is free.
 func (e *Engine) allocTask() *Task {
-	n := len(e.freeTasks)
-	if n == 0 || !recycleTasks {
+	if !recycleTasks {
 		return new(Task)
 	}
-	t := e.freeTasks[n-1]
-	e.freeTasks[n-1] = nil
-	e.freeTasks = e.freeTasks[:n-1]
-	*t = Task{}
-	e.reused++
+	t, reused := e.freeTasks.Get()
+	if reused {
+		e.reused++
+	}
 	return t
 }
 
@@ -65,7 +63,7 @@ func (e *Engine) released(t *Task) {
 // the free list.
 func (e *Engine) recycle() {
 	for i, t := range e.dying {
-		e.freeTasks = append(e.freeTasks, t)
+		e.freeTasks.Put(t)
 		e.dying[i] = nil
 	}
 	e.dying = e.dying[:0]

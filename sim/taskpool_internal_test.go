@@ -104,18 +104,14 @@ func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
 				// A POSIX timer's owner and a mutex's are never handed out again.
 				if e.syncs != nil {
 					for _, m := range e.syncs.mutexes {
-						for _, f := range e.freeTasks {
-							if m.owner != nil && f == m.owner {
-								t.Errorf("%s, %s, %d CPUs: the owner of a mutex (pid %d) is on the free list", name, policy, ncpu, m.owner.st.PID)
-							}
+						if m.owner != nil && e.freeTasks.Has(m.owner) {
+							t.Errorf("%s, %s, %d CPUs: the owner of a mutex (pid %d) is on the free list", name, policy, ncpu, m.owner.st.PID)
 						}
 					}
 				}
 				for _, pt := range e.posix {
-					for _, f := range e.freeTasks {
-						if f == pt.owner {
-							t.Errorf("%s, %s, %d CPUs: the owner of a POSIX timer (pid %d) is on the free list", name, policy, ncpu, pt.owner.st.PID)
-						}
+					if e.freeTasks.Has(pt.owner) {
+						t.Errorf("%s, %s, %d CPUs: the owner of a POSIX timer (pid %d) is on the free list", name, policy, ncpu, pt.owner.st.PID)
 					}
 				}
 			}

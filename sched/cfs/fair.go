@@ -3,6 +3,7 @@ package cfs
 import (
 	"fmt"
 
+	"schedlab/internal/freelist"
 	"schedlab/sched"
 	"schedlab/uapi"
 )
@@ -72,7 +73,7 @@ type groupState struct {
 type CFS struct {
 	// free holds the entities of dead tasks for reuse (TaskDead): a long
 	// run forks hundreds of thousands of tasks.
-	free []*entity
+	free freelist.List[entity]
 	cfg  *sched.Config
 	arch sched.Arch
 	cpus []*cpuRQ
@@ -191,14 +192,7 @@ func (c *CFS) queueOf(g *sched.Group, cpu int) (*cfsRQ, *entity) {
 
 // TaskNew implements sched.Class.
 func (c *CFS) TaskNew(t, parent *sched.Task) {
-	var se *entity
-	if n := len(c.free); n > 0 {
-		se = c.free[n-1]
-		c.free = c.free[:n-1]
-		*se = entity{}
-	} else {
-		se = new(entity)
-	}
+	se, _ := c.free.Get()
 	se.load, se.task, se.idx = sched.NiceWeight(t.Nice, t.Policy), t, -1
 	se.q, se.parent = c.queueOf(t.Group, t.CPU)
 	t.Sched = se
@@ -840,7 +834,7 @@ func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {
 		return
 	}
 	t.Sched = nil
-	c.free = append(c.free, se)
+	c.free.Put(se)
 }
 
 // MigrateTask implements sched.Class. A waking sleeper's vruntime is made

@@ -103,6 +103,7 @@ import (
 	"math"
 	"math/bits"
 
+	"schedlab/internal/freelist"
 	"schedlab/sched"
 )
 
@@ -187,7 +188,7 @@ type groupState struct {
 type EEVDF struct {
 	// free holds the entities of dead tasks for reuse (TaskDead): a long
 	// run forks hundreds of thousands of tasks.
-	free   []*entity
+	free   freelist.List[entity]
 	cfg    *sched.Config
 	ver    version
 	cpus   []*cpuRQ

@@ -20,14 +20,7 @@ const (
 // custom slice from sched_attr.
 func (c *EEVDF) TaskNew(t, parent *sched.Task) {
 	lw := sched.NiceWeight(t.Nice, t.Policy)
-	var se *entity
-	if n := len(c.free); n > 0 {
-		se = c.free[n-1]
-		c.free = c.free[:n-1]
-		*se = entity{}
-	} else {
-		se = new(entity)
-	}
+	se, _ := c.free.Get()
 	se.w, se.inv, se.task, se.initial, se.slice = lw.Weight, lw.Inv, t, true, c.baseSlice
 	c.applyCustomSlice(se)
 	se.q, se.parent = c.queueOf(t.Group, t.CPU)
@@ -1035,7 +1028,7 @@ func (c *EEVDF) TaskDead(env sched.RQ, t *sched.Task) {
 		return
 	}
 	t.Sched = nil
-	c.free = append(c.free, se)
+	c.free.Put(se)
 }
 
 // finishDelayed completes the dequeue of a delayed entity on env, the CPU
