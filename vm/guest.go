@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -174,7 +173,10 @@ func guest(fw *frameWriter) error {
 		return err
 	}
 	notes = append(notes, applied...)
-	notes = append(notes, "scheduler tunables: "+tunables())
+	// What the runs meet, as the kernel now says: for the report and
+	// for the simulation of the same runs.
+	st := readSched()
+	notes = append(notes, "scheduler tunables: "+st.line())
 	spec, err := workload.Parse(req.Name, req.Workload)
 	if err != nil {
 		return err
@@ -185,8 +187,8 @@ func guest(fw *frameWriter) error {
 	progress := make(chan string, 1)
 	progress <- "booted"
 	go heartbeat(ctx, fw, progress)
-	if st, err := json.Marshal(readSched()); err == nil {
-		fw.send(kindSched, st)
+	if j, err := json.Marshal(st); err == nil {
+		fw.send(kindSched, j)
 	}
 	o := host.Options{Spec: spec, CPUs: req.CPUs, Seed: req.Seed, BufferKB: req.BufferKB, Limits: req.Limits, Log: os.Stderr}
 	if req.MakeJobs > 0 {
@@ -300,7 +302,7 @@ func onlineCPUs(n int) []string {
 
 // fairTunables are the fair class's tunables a kernel may have, by their
 // file names (the simulator's names without "sched_").
-var fairTunables = []string{"latency_ns", "min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "nr_migrate", "tunable_scaling"}
+var fairTunables = []string{"latency_ns", "min_granularity_ns", "idle_min_granularity_ns", "wakeup_granularity_ns", "base_slice_ns", "migration_cost_ns", "nr_migrate", "tunable_scaling"}
 
 // tunableFile is where the guest kernel keeps a tunable: debugfs since
 // 5.13, /proc/sys/kernel/sched_* before ("" if it has none).
@@ -329,38 +331,25 @@ func featuresFile() string {
 // what it has.
 func applySched(features []string, set [][2]string) ([]string, error) {
 	var notes []string
+	ff := featuresFile()
+	if len(features) > 0 && ff == "" {
+		return nil, errors.New(inputPrefix + "--features: the guest kernel has no sched_features file (CONFIG_SCHED_DEBUG off?)")
+	}
+	if msg := readSched().lacks("the guest kernel", features, set); msg != "" {
+		return nil, errors.New(inputPrefix + msg)
+	}
+	for _, f := range features {
+		f = strings.TrimSpace(f)
+		if err := os.WriteFile(ff, []byte(f), 0); err != nil {
+			return nil, fmt.Errorf("writing %s to %s: %w", f, ff, err)
+		}
+	}
 	if len(features) > 0 {
-		ff := featuresFile()
-		if ff == "" {
-			return nil, errors.New(inputPrefix + "--features: the guest kernel has no sched_features file (CONFIG_SCHED_DEBUG off?)")
-		}
 		b, _ := os.ReadFile(ff)
-		have := strings.Fields(string(b))
-		for _, f := range features {
-			f = strings.TrimSpace(f)
-			name := strings.TrimPrefix(f, "NO_")
-			if !slices.Contains(have, name) && !slices.Contains(have, "NO_"+name) {
-				return nil, fmt.Errorf(inputPrefix+"--features: the guest kernel has no sched feature %s (it has: %s)", name, strings.Join(have, " "))
-			}
-			if err := os.WriteFile(ff, []byte(f), 0); err != nil {
-				return nil, fmt.Errorf("writing %s to %s: %w", f, ff, err)
-			}
-		}
-		b, _ = os.ReadFile(ff)
 		notes = append(notes, fmt.Sprintf("sched features set (%s): %s", strings.Join(features, ","), strings.TrimSpace(string(b))))
 	}
 	for _, kv := range set {
-		name := strings.TrimPrefix(kv[0], "sched_")
-		p := tunableFile(name)
-		if p == "" {
-			var has []string
-			for _, t := range fairTunables {
-				if tunableFile(t) != "" {
-					has = append(has, "sched_"+t)
-				}
-			}
-			return nil, fmt.Errorf(inputPrefix+"--set %s: the guest kernel has no such tunable (it has: %s)", kv[0], strings.Join(has, ", "))
-		}
+		p := tunableFile(strings.TrimPrefix(kv[0], "sched_"))
 		if err := os.WriteFile(p, []byte(kv[1]), 0); err != nil {
 			return nil, fmt.Errorf(inputPrefix+"--set %s=%s: the guest kernel refused it (%s): %v", kv[0], kv[1], p, err)
 		}
@@ -389,13 +378,13 @@ func readSched() *Sched {
 	return st
 }
 
-// tunables reads the fair class's tunables the guest kernel has.
-func tunables() string {
+// line is the fair class's tunables of s in the kernel's order, by the
+// kernel's file names.
+func (s *Sched) line() string {
 	var out []string
 	for _, n := range fairTunables {
-		b, err := os.ReadFile(tunableFile(n))
-		if err == nil {
-			out = append(out, n+"="+strings.TrimSpace(string(b)))
+		if v, ok := s.Tunables["sched_"+n]; ok {
+			out = append(out, fmt.Sprintf("%s=%d", n, v))
 		}
 	}
 	if len(out) == 0 {

@@ -65,18 +65,29 @@ func checkKnown(k *Kernel, features []string, set [][2]string) error {
 	if s == nil {
 		return nil
 	}
+	if msg := s.lacks(fmt.Sprintf("kernel %s (Linux %s)", k.Name, k.Release), features, set); msg != "" {
+		return &InputError{Msg: msg}
+	}
+	return nil
+}
+
+// lacks says which of features and set (the launcher's, simulator names)
+// the kernel s describes does not have, and what it has, naming the kernel
+// as who; "" when it has them all. The guest asks it of the kernel it
+// runs on, the launcher of a kernel's kept report.
+func (s *Sched) lacks(who string, features []string, set [][2]string) string {
 	for _, f := range features {
 		name := strings.TrimPrefix(strings.TrimSpace(f), "NO_")
 		if !slices.Contains(s.Features, name) && !slices.Contains(s.Features, "NO_"+name) {
-			return &InputError{Msg: fmt.Sprintf("--features: kernel %s (Linux %s) has no sched feature %s (it has: %s)", k.Name, k.Release, name, strings.Join(s.Features, " "))}
+			return fmt.Sprintf("--features: %s has no sched feature %s (it has: %s)", who, name, strings.Join(s.Features, " "))
 		}
 	}
 	for _, kv := range set {
 		name := "sched_" + strings.TrimPrefix(kv[0], "sched_")
 		if _, ok := s.Tunables[name]; !ok {
 			has := slices.Sorted(maps.Keys(s.Tunables))
-			return &InputError{Msg: fmt.Sprintf("--set %s: kernel %s (Linux %s) has no such tunable (it has: %s)", kv[0], k.Name, k.Release, strings.Join(has, ", "))}
+			return fmt.Sprintf("--set %s: %s has no such tunable (it has: %s)", kv[0], who, strings.Join(has, ", "))
 		}
 	}
-	return nil
+	return ""
 }
