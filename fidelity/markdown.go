@@ -14,13 +14,15 @@ type Report struct {
 	ByKernel map[string]*Tally
 	Toggles  []Toggle
 	Missing  []Case
+	// Figures are each measured case's figures, judged.
+	Figures map[Case][]Figure
 }
 
 // Judge tallies the figures of every case with a result and judges every
 // toggle whose baseline has one.
 func Judge(cases []Case, results map[Case]*validate.Result) *Report {
-	r := &Report{ByKernel: map[string]*Tally{}}
-	figs := map[Case][]Figure{}
+	r := &Report{ByKernel: map[string]*Tally{}, Figures: map[Case][]Figure{}}
+	figs := r.Figures
 	for _, c := range cases {
 		res, ok := results[c]
 		if !ok {
@@ -112,7 +114,7 @@ func WriteMarkdown(w io.Writer, cases []Case, results map[Case]*validate.Result,
 			if c.Toggle != "" {
 				name += " " + c.Toggle
 			}
-			for i, f := range Figures(c, res) {
+			for i, f := range rep.Figures[c] {
 				lead := ""
 				if i == 0 {
 					lead = name
