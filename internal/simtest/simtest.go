@@ -8,6 +8,7 @@ import (
 
 	"schedlab/sched"
 	"schedlab/sim"
+	"schedlab/trace"
 	"schedlab/workload"
 )
 
@@ -61,4 +62,47 @@ func Scenario(t testing.TB, name string) *workload.Spec {
 		t.Fatal(err)
 	}
 	return spec
+}
+
+// Recorded simulates js under policy on ncpu CPUs for d ns with set's
+// tunables, the invariant checks on, and jiffies starting at 0 (the tick
+// phase hand computations assume), and returns the engine and its events.
+func Recorded(t testing.TB, policy string, ncpu int, set map[string]int64, js string, d int64) (*sim.Engine, *trace.Recorder) {
+	t.Helper()
+	rec := &trace.Recorder{}
+	p := sim.DefaultParams()
+	p.TickPhase = 0
+	cfg := Config(t, policy, ncpu, nil, set)
+	cfg.TickNS = p.TickNS()
+	e := Run(t, sim.Config{Spec: Spec(t, js), Sched: cfg, Params: p, Duration: d, Seed: 1, Sink: rec, Check: true})
+	return e, rec
+}
+
+// RuntimeOf is the CPU time of the first task named comm in a recorded run.
+func RuntimeOf(t testing.TB, e *sim.Engine, rec *trace.Recorder, comm string) int64 {
+	t.Helper()
+	rt := e.TaskRuntime()
+	for _, ev := range rec.Events {
+		if ev.Kind == trace.WakeupNew && ev.Comm == comm {
+			return rt[int(ev.PID)]
+		}
+	}
+	t.Fatalf("no task %s", comm)
+	return 0
+}
+
+// WakeLatencies are comm's wakeup-to-switch-in delays in a recorded run.
+func WakeLatencies(rec *trace.Recorder, comm string) []int64 {
+	var out []int64
+	woke := int64(-1)
+	for _, ev := range rec.Events {
+		switch {
+		case (ev.Kind == trace.Wakeup || ev.Kind == trace.WakeupNew) && ev.Comm == comm:
+			woke = ev.TS
+		case ev.Kind == trace.Switch && ev.NextComm == comm && woke >= 0:
+			out = append(out, ev.TS-woke)
+			woke = -1
+		}
+	}
+	return out
 }

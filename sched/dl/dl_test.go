@@ -21,42 +21,17 @@ const ms = int64(1e6)
 // switch (cost_resched_ns: the marked task's way back to user space).
 var resched = sim.DefaultParams().CostResched
 
+// simulate, runtimeOf and wakeLatencies are simtest's: a run with the
+// checks on and the tick grid at 0, as the hand computations assume.
 func simulate(t *testing.T, policy string, ncpu int, js string, d int64) (*sim.Engine, *trace.Recorder) {
 	t.Helper()
-	rec := &trace.Recorder{}
-	p := sim.DefaultParams()
-	p.TickPhase = 0 // jiffies start at 0, as the hand computations assume
-	cfg := simtest.Config(t, policy, ncpu, nil, nil)
-	cfg.TickNS = p.TickNS()
-	e := simtest.Run(t, sim.Config{Spec: simtest.Spec(t, js), Sched: cfg, Params: p, Duration: d, Seed: 1, Sink: rec, Check: true})
-	return e, rec
+	return simtest.Recorded(t, policy, ncpu, nil, js, d)
 }
 
-func runtimeOf(t *testing.T, e *sim.Engine, rec *trace.Recorder, comm string) int64 {
-	t.Helper()
-	for _, ev := range rec.Events {
-		if ev.Kind == trace.WakeupNew && ev.Comm == comm {
-			return e.TaskRuntime()[int(ev.PID)]
-		}
-	}
-	t.Fatalf("no task %s", comm)
-	return 0
-}
-
-func wakeLatencies(rec *trace.Recorder, comm string) []int64 {
-	var out []int64
-	woke := int64(-1)
-	for _, ev := range rec.Events {
-		switch {
-		case (ev.Kind == trace.Wakeup || ev.Kind == trace.WakeupNew) && ev.Comm == comm:
-			woke = ev.TS
-		case ev.Kind == trace.Switch && ev.NextComm == comm && woke >= 0:
-			out = append(out, ev.TS-woke)
-			woke = -1
-		}
-	}
-	return out
-}
+var (
+	runtimeOf     = simtest.RuntimeOf
+	wakeLatencies = simtest.WakeLatencies
+)
 
 func TestCBSLimitsAHogToItsBandwidth(t *testing.T) {
 	// A deadline hog with 3 ms every 10 ms beside a fair hog, one CPU,

@@ -24,45 +24,13 @@ var resched = sim.DefaultParams().CostResched
 // these tests: each has its own PutPrev/PickNext contract.
 var fairPolicies = []string{"cfs-2.6.35", "cfs-2.6.24", "eevdf-6.12"}
 
-func simulate(t *testing.T, policy string, ncpu int, set map[string]int64, js string, d int64) (*sim.Engine, *trace.Recorder) {
-	t.Helper()
-	rec := &trace.Recorder{}
-	p := sim.DefaultParams()
-	p.TickPhase = 0 // jiffies start at 0, as the hand computations assume
-	cfg := simtest.Config(t, policy, ncpu, nil, set)
-	cfg.TickNS = p.TickNS()
-	e := simtest.Run(t, sim.Config{Spec: simtest.Spec(t, js), Sched: cfg, Params: p, Duration: d, Seed: 1, Sink: rec, Check: true})
-	return e, rec
-}
-
-// runtimeOf is the CPU time of the first task named comm.
-func runtimeOf(t *testing.T, e *sim.Engine, rec *trace.Recorder, comm string) int64 {
-	t.Helper()
-	rt := e.TaskRuntime()
-	for _, ev := range rec.Events {
-		if ev.Kind == trace.WakeupNew && ev.Comm == comm {
-			return rt[int(ev.PID)]
-		}
-	}
-	t.Fatalf("no task %s", comm)
-	return 0
-}
-
-// wakeLatencies are comm's wakeup-to-switch-in delays.
-func wakeLatencies(rec *trace.Recorder, comm string) []int64 {
-	var out []int64
-	woke := int64(-1)
-	for _, ev := range rec.Events {
-		switch {
-		case (ev.Kind == trace.Wakeup || ev.Kind == trace.WakeupNew) && ev.Comm == comm:
-			woke = ev.TS
-		case ev.Kind == trace.Switch && ev.NextComm == comm && woke >= 0:
-			out = append(out, ev.TS-woke)
-			woke = -1
-		}
-	}
-	return out
-}
+// simulate, runtimeOf and wakeLatencies are simtest's: a run with the
+// checks on and the tick grid at 0, as the hand computations assume.
+var (
+	simulate      = simtest.Recorded
+	runtimeOf     = simtest.RuntimeOf
+	wakeLatencies = simtest.WakeLatencies
+)
 
 func TestFIFORunsToCompletionAheadOfFair(t *testing.T) {
 	// A fair hog starts first; a FIFO task of 500 ms of work starts at
