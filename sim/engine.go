@@ -727,7 +727,6 @@ func (e *Engine) applyOwnSched(t *Task) {
 // so it is placed as a fork with no running parent.
 func (e *Engine) start(t *Task) {
 	t.st.CPU = e.selectForkCPU(t, nil)
-	t.first = e.now
 	if !e.admit(t) {
 		return
 	}
@@ -760,7 +759,6 @@ func (e *Engine) fork(parent *Task) {
 		child.st.Group = e.groups[*d.Props.TaskGroup]
 	}
 	child.st.CPU = e.selectForkCPU(child, parent)
-	child.first = e.now
 	// A preemption pending in the parent's clone() (the tick's, a
 	// wakeup's) is in the thread_info that dup_task_struct copies, up to
 	// 2.6.36 (cleared since 2.6.37, f26f9aff6aa).

@@ -176,7 +176,7 @@ func TestInputTokenWithoutLatencyEndIsNoSample(t *testing.T) {
 	// An input waiter that never ends its sample gives no timer latency:
 	// the token is not ended when it runs (unlike a "signal" timer).
 	_, evs := record(t, `{"tasks": {"x": {"timer": {"ref": "k", "period": 10000, "notify": "input"}, "run": 100}}}`,
-		1, 100e6, sim.DefaultParams())
+		1, 105e6, sim.DefaultParams()) // 10 expiries: the grid starts at the first step, 3 µs in
 	if n := len(find(evs, func(e *trace.Event) bool { return e.Kind == trace.Mark && e.Mark == trace.CallbackStart })); n != 0 {
 		t.Fatalf("%d callback marks without latency_end", n)
 	}
@@ -414,15 +414,18 @@ func TestIdleExit(t *testing.T) {
 		if c.idle {
 			want += p.IdleExit
 		}
-		// The timer fires on the 10 ms grid; the first sleep's 9 ms after
-		// the task's first switch-in (checked for the first only).
+		// The timer fires on the 10 ms grid from the task's first step
+		// (its first switch-in and the switch's cost); the first sleep's
+		// 9 ms after it (checked for the first only).
+		in := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Switch && e.NextPID == 1001 })
+		first := in[0].TS + p.CostContextSwitch
 		for i, w := range wakes[:4] {
-			fired := int64(i+1) * 10e6
+			fired := first + int64(i+1)*10e6
 			if strings.HasPrefix(c.name, "sleep") {
 				if i > 0 {
 					continue
 				}
-				fired = p.CostContextSwitch + 9e6 // the first event is the sleep
+				fired = first + 9e6 // the first event is the sleep
 			}
 			if got := w.TS - fired; got != want {
 				t.Errorf("%s: wakeup %d at +%d ns after the timer, want %d", c.name, i, got, want)

@@ -43,7 +43,14 @@ type Task struct {
 	e     *Engine
 	state taskState
 	onRQ  bool
-	first int64 // when the thread started: rt-app's timer anchor t_first
+	// first anchors the thread's timer grid: the moment it first steps its
+	// program, as host/worker.c's run_thread takes th->first when the
+	// thread runs its body. A thread woken behind a busy task starts when
+	// the scheduler first gives it the CPU (on a tick-driven kernel, at a
+	// tick), and its timers keep that phase against the tick.
+	first int64
+	// stepped: first has been set by the thread's first step.
+	stepped bool
 
 	allowed []int // CPU affinity; empty means every CPU
 
@@ -171,6 +178,9 @@ func (e *Engine) complete(t *Task) {
 
 // step executes the program's next event.
 func (e *Engine) step(t *Task) {
+	if !t.stepped {
+		t.stepped, t.first = true, e.now
+	}
 	if t.ownSched {
 		e.applyOwnSched(t)
 	}
