@@ -344,6 +344,18 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		res.Policy, features, set, notes = m.policy, m.features, m.tunables, m.notes
 	}
 	maps.Copy(set, res.SimSet)
+	if res.VM != nil {
+		// A VM run records the host runner's start too (runner.go).
+		fork, ok := set[sim.ParamFork]
+		if !ok {
+			fork = sim.DefaultParams().CostFork
+		}
+		var err error
+		if spec, err = WithRunner(spec, fork); err != nil {
+			return err
+		}
+		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.1f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, VMRunnerStart/1e6, VMRunnerSpawn/1e3))
+	}
 	simSpec := WithoutHelperWork(WithSession(spec))
 	sims := make([]*lab.Outcome, res.Runs)
 	errs := make([]error, res.Runs)

@@ -1,0 +1,128 @@
+package validate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"schedlab/workload"
+)
+
+// The host runner's start, as a VM run records it. A measured run is not
+// the workload alone: the runner's root process (host/worker.c's root,
+// comm schedlab-root) is the first task of the workload's session, and
+// its pid tree is what the analysis takes for the workload
+// (analyze.WorkloadFilter), so its own CPU time is in the shares and its
+// threads' wakeups are samples. On the VM it does three things the
+// simulation of the file alone lacks:
+//
+//   - It is still in its busy-loop calibration (calibrate()) when the
+//     launcher turns tracing on and sends the go byte: the runner does not
+//     wait for it. That is VMRunnerStart of CPU time before anything of
+//     the workload exists, on the workload's CPU.
+//   - It creates its watch thread (watch_runner, comm schedlab-root),
+//     which runs once and blocks on the go pipe until the end: a new
+//     task's wakeup, and so a sample, which on one vCPU waits behind
+//     whatever the forks after it start (a busy loop's whole first slice).
+//   - It then spawns the initial threads one by one, in the order of
+//     their delays (file order for equal delays), VMRunnerSpawn apart,
+//     and blocks (wait_threads) for the rest of the run.
+//
+// Measured once, from the trace of `schedlab measure --kernel debian-6.1
+// wakeup-latency --cpus 0 --duration 3s --trace` (Linux
+// 6.1.0-57-cloud-amd64, one vCPU, TCG icount, 2026-12-01), and seen the
+// same in three more traced runs (sleeper-vs-hog, fidelity's
+// sleeper-under-hogs and wakeup-chain, 4 s each): the root is on the CPU
+// for 20.03 ms (20.05, 20.13, 20.07 in the others) from the trace's start
+// to its watch thread's fork, interrupted only by kernel threads; its
+// forks are then 64–65 µs apart, the first at the watch thread's fork +
+// 64 µs, and it blocks 4–7 µs after the last. The watch thread runs 9–10 µs
+// and blocks. Held fixed for every kernel and workload (the root's code is
+// the same; under icount its time is instructions).
+//
+// Of the 27 wakeups longer than 12 µs in those four traces (15 s, 2014
+// samples), every one is the runner's: 10 at its start (the watch
+// thread's 3.7–10.9 ms wait, the initial threads' own behind each other)
+// and 17 at its end (the launcher's stop, below); none falls mid-run.
+// The kernel's own threads (rcu_preempt, kworkers, kcompactd, ksoftirqd)
+// took 0.07–0.16 % of the CPU in runs of 4–7 µs, and never delayed a
+// workload wakeup by more than 12 µs: they are not modelled (docs/vm.md).
+//
+// Not modelled either, the launcher's stop: at the run's end the guest's
+// init (the launcher, host.Run's killSession) walks /proc for the
+// session's pids for 2.03–2.08 ms of CPU, with tracing still on, before
+// its SIGKILL; a workload wakeup that falls then (a periodic task's
+// expiry at exactly the duration) waits for it, and the killed tasks'
+// last switch-ins are samples too. That is the measurement's, not the
+// kernel's, and the simulation stops at the duration.
+const (
+	VMRunnerStart = 20_000_000
+	VMRunnerSpawn = 64_000
+)
+
+// RunnerComm is the runner's root and watch thread's comm.
+const RunnerComm = "schedlab-root"
+
+// WithRunner returns a copy of spec whose initial threads are started as
+// the host runner starts them (above): a root task, RunnerComm, that runs
+// VMRunnerStart, forks its watch thread (which suspends for good), forks
+// each initial thread in the order of its delay, VMRunnerSpawn apart
+// (cost_fork_ns of it the fork's own), and suspends. Every initial
+// definition becomes a template the root forks; a definition of several
+// instances becomes one template per instance, named as the engine names
+// an initial instance (NAME-i), so the threads keep their comms. fork is
+// the fork's cost (cost_fork_ns) the root's step includes. The copy
+// shares the events of spec.
+func WithRunner(spec *workload.Spec, fork int64) (*workload.Spec, error) {
+	if fork > VMRunnerSpawn {
+		return nil, fmt.Errorf("validate: cost_fork_ns %d is more than the runner's whole spawn step (%d ns)", fork, VMRunnerSpawn)
+	}
+	s := *spec
+	s.Tasks = make([]*workload.Task, len(spec.Tasks), len(spec.Tasks)+4)
+	type start struct {
+		def   int
+		delay int64
+	}
+	var starts []start
+	for i, t := range spec.Tasks {
+		c := *t
+		s.Tasks[i] = &c
+		if t.Instances == 0 {
+			continue
+		}
+		c.Instances = 0
+		if t.Instances == 1 {
+			starts = append(starts, start{i, t.Delay})
+			continue
+		}
+		for j := range t.Instances {
+			inst := c
+			inst.Name = fmt.Sprintf("%s-%d", t.Name, j)
+			s.Tasks = append(s.Tasks, &inst)
+			starts = append(starts, start{len(s.Tasks) - 1, t.Delay})
+		}
+	}
+	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.delay, b.delay) })
+	watch := &workload.Task{Name: RunnerComm, Loop: 1, Phases: []*workload.Phase{{Loop: 1,
+		Events: []workload.Event{{Kind: workload.Suspend, Key: "suspend", Cond: -1}}}}}
+	s.Tasks = append(s.Tasks, watch)
+	run := func(ns int64) workload.Event {
+		return workload.Event{Kind: workload.Run, Key: "run", Dur: workload.Duration{Fixed: ns}}
+	}
+	ev := []workload.Event{run(VMRunnerStart), {Kind: workload.Fork, Key: "fork", Fork: len(s.Tasks) - 1}}
+	var at int64
+	for _, st := range starts {
+		if st.delay > at {
+			ev = append(ev, workload.Event{Kind: workload.Sleep, Key: "sleep", Dur: workload.Duration{Fixed: st.delay - at}})
+			at = st.delay
+		}
+		if d := VMRunnerSpawn - fork; d > 0 {
+			ev = append(ev, run(d))
+		}
+		ev = append(ev, workload.Event{Kind: workload.Fork, Key: "fork", Fork: st.def})
+	}
+	ev = append(ev, workload.Event{Kind: workload.Suspend, Key: "suspend", Cond: -1})
+	s.Tasks = append(s.Tasks, &workload.Task{Name: RunnerComm, Instances: 1, Loop: 1,
+		Phases: []*workload.Phase{{Loop: 1, Events: ev}}})
+	return &s, nil
+}
