@@ -1,0 +1,107 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"schedlab/lab"
+	"schedlab/sim"
+	"schedlab/trace"
+	"schedlab/vm"
+	"schedlab/workload"
+)
+
+type forkLog []trace.Event
+
+func (f *forkLog) Event(e *trace.Event) {
+	if e.Kind == trace.Fork {
+		*f = append(*f, *e)
+	}
+}
+
+// The runner's start: its root busy VMRunnerStart, then its watch thread
+// and the initial threads, by delay and in file order, forked
+// VMRunnerSpawn apart by the root, with the comms the engine gives
+// initial threads; the file's spec is left as it was.
+func TestWithRunner(t *testing.T) {
+	data := `{"global": {"duration": 0.2}, "tasks": {
+		"late": {"delay": 50000, "run": 100, "sleep": 1000},
+		"hog": {"instance": 2, "run": 5000},
+		"tick": {"timer": {"ref": "t", "period": 10000}, "run": 200}}}`
+	spec, err := workload.Parse("runner.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fork = 13800
+	out, err := WithRunner(spec, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Tasks) != 3 || spec.Tasks[1].Instances != 2 {
+		t.Fatalf("the file's spec changed: %d tasks", len(spec.Tasks))
+	}
+	var forks forkLog
+	_, err = lab.Simulate(lab.Request{Spec: out, Name: "runner", Policy: "cfs-6.1", CPUs: 1, Duration: 2e8, Seed: 1,
+		Tunables: map[string]int64{sim.ParamFork: fork}, Keep: lab.Keep{Sink: &forks}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comms []string
+	var at []int64
+	for _, f := range forks {
+		if f.Comm == RunnerComm {
+			comms, at = append(comms, f.ChildComm), append(at, f.TS)
+		}
+	}
+	if want := []string{RunnerComm, "hog-0", "hog-1", "tick", "late"}; !slices.Equal(comms, want) {
+		t.Fatalf("the root forked %q, want %q", comms, want)
+	}
+	// The root runs alone until its first fork: one CPU, nothing else
+	// but its switch-in.
+	if want := sim.DefaultParams().CostContextSwitch + VMRunnerStart + fork; at[0] != want {
+		t.Errorf("watch thread forked at %d, want %d", at[0], want)
+	}
+	for i := 1; i < 4; i++ {
+		if d := at[i] - at[i-1]; d < VMRunnerSpawn {
+			t.Errorf("fork %d came %d ns after the one before, want at least %d", i, d, VMRunnerSpawn)
+		}
+	}
+	if at[4] < at[3]+50_000_000 {
+		t.Errorf("the delayed thread was forked at %d, before its delay after the others (%d)", at[4], at[3])
+	}
+	if _, err := WithRunner(spec, VMRunnerSpawn+1); err == nil {
+		t.Errorf("a fork dearer than the runner's whole step was taken")
+	}
+}
+
+// A VM run's simulation includes the runner: its comm has a share, and
+// the same seed gives the same bytes.
+func TestRunnerInVMSimulation(t *testing.T) {
+	data := `{"global": {"duration": 0.3}, "tasks": {"tick": {"timer": {"ref": "t", "period": 10000}, "run": 200}, "hog": {"run": 5000}}}`
+	spec, err := workload.Parse("tick.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Result {
+		res := &Result{Scenario: "tick.json", Runs: 2, DurationNS: 3e8, CPUs: 1, Seed: 5, Workload: data,
+			VM: &VMFacts{Facts: vm.Facts{Kernel: &vm.Kernel{Name: "gone", Image: "/nonexistent/vmlinuz", Release: "6.1.0-x"}, VCPUs: 1,
+				Sched: &vm.Sched{}}, Release: "6.1.0-x", HZ: 250}}
+		if err := res.simulate(spec); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(), run()
+	ja, _ := json.Marshal(a.Sim)
+	jb, _ := json.Marshal(b.Sim)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("same seed, different simulations:\n%s\n%s", ja, jb)
+	}
+	share := a.Sim[0].Shares[RunnerComm]
+	// 20 ms of calibration in 300 ms, beside a busy loop's 280.
+	if share < 0.06 || share > 0.08 {
+		t.Errorf("the runner's share is %.3f, want about %.3f; shares %v", share, float64(VMRunnerStart)/3e8, a.Sim[0].Shares)
+	}
+}
