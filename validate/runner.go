@@ -84,6 +84,7 @@ func WithRunner(spec *workload.Spec, fork int64) (*workload.Spec, error) {
 		delay int64
 	}
 	var starts []start
+	split := map[int]int{} // a definition of several instances: its first copy
 	for i, t := range spec.Tasks {
 		c := *t
 		s.Tasks[i] = &c
@@ -95,6 +96,7 @@ func WithRunner(spec *workload.Spec, fork int64) (*workload.Spec, error) {
 			starts = append(starts, start{i, t.Delay})
 			continue
 		}
+		split[i] = len(s.Tasks)
 		for j := range t.Instances {
 			inst := c
 			inst.Name = fmt.Sprintf("%s-%d", t.Name, j)
@@ -102,6 +104,7 @@ func WithRunner(spec *workload.Spec, fork int64) (*workload.Spec, error) {
 			starts = append(starts, start{len(s.Tasks) - 1, t.Delay})
 		}
 	}
+	remapResumes(&s, split)
 	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.delay, b.delay) })
 	watch := &workload.Task{Name: RunnerComm, Loop: 1, Phases: []*workload.Phase{{Loop: 1,
 		Events: []workload.Event{{Kind: workload.Suspend, Key: "suspend", Cond: -1}}}}}
@@ -125,4 +128,40 @@ func WithRunner(spec *workload.Spec, fork int64) (*workload.Spec, error) {
 	s.Tasks = append(s.Tasks, &workload.Task{Name: RunnerComm, Instances: 1, Loop: 1,
 		Phases: []*workload.Phase{{Loop: 1, Events: ev}}})
 	return &s, nil
+}
+
+// remapResumes points a resume whose fallback target (Event.TargetDef) is
+// a definition split into one copy per instance at the first copy: the
+// engine's fallback, the first live thread of the definition, is then the
+// first instance's, as before the split (a later instance is found only by
+// its name). The phases that hold such a resume are copied.
+func remapResumes(s *workload.Spec, split map[int]int) {
+	if len(split) == 0 {
+		return
+	}
+	for i, t := range s.Tasks {
+		var phases []*workload.Phase
+		for j, ph := range t.Phases {
+			for k, e := range ph.Events {
+				to, ok := split[e.TargetDef]
+				if e.Kind != workload.Resume || !ok {
+					continue
+				}
+				if phases == nil {
+					phases = slices.Clone(t.Phases)
+				}
+				if phases[j] == ph {
+					c := *ph
+					c.Events = slices.Clone(ph.Events)
+					phases[j] = &c
+				}
+				phases[j].Events[k].TargetDef = to
+			}
+		}
+		if phases != nil {
+			c := *s.Tasks[i]
+			c.Phases = phases
+			s.Tasks[i] = &c
+		}
+	}
 }

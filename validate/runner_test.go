@@ -105,3 +105,41 @@ func TestRunnerInVMSimulation(t *testing.T) {
 		t.Errorf("the runner's share is %.3f, want about %.3f; shares %v", share, float64(VMRunnerStart)/3e8, a.Sim[0].Shares)
 	}
 }
+
+// A resume that falls back to a definition of several instances falls
+// back to its first instance's copy, as it fell back to the first
+// instance; the file's events are left as they were.
+func TestWithRunnerResume(t *testing.T) {
+	data := `{"global": {"duration": 0.1}, "tasks": {
+		"sleeper": {"instance": 2, "suspend": "sleeper", "run": 100},
+		"waker": {"run": 1000, "resume": "sleeper", "sleep": 5000}}}`
+	spec, err := workload.Parse("resume.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(s *workload.Spec) (string, int) {
+		for _, task := range s.Tasks {
+			for _, ph := range task.Phases {
+				for _, e := range ph.Events {
+					if e.Kind == workload.Resume && task.Name == "waker" {
+						return s.Tasks[e.TargetDef].Name, e.TargetDef
+					}
+				}
+			}
+		}
+		return "", -1
+	}
+	out, err := WithRunner(spec, 13800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, _ := target(out); name != "sleeper-0" {
+		t.Errorf("the resume falls back to %q, want sleeper-0", name)
+	}
+	if name, i := target(spec); name != "sleeper" || i != 0 {
+		t.Errorf("the file's resume changed: %q (%d)", name, i)
+	}
+	if _, err := lab.Simulate(lab.Request{Spec: out, Name: "resume", Policy: "cfs-6.1", CPUs: 1, Duration: 1e8, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
