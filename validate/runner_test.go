@@ -143,3 +143,43 @@ func TestWithRunnerResume(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Only the first SIGEV_THREAD callback pays for its new stack: the first
+// timer sample is VMColdCallback later, the others are as they were, and
+// a helper that loops a finite number of times still fires that many.
+func TestWithColdCallback(t *testing.T) {
+	spec, _, err := workload.Load("wakeup-latency", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := func(s *workload.Spec) []int64 {
+		o, err := lab.Simulate(lab.Request{Spec: s, Name: "wakeup-latency", Policy: "cfs-6.1", CPUs: 1, Duration: 2e8, Seed: 1, Keep: lab.Keep{Samples: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Timer
+	}
+	warm, cold := samples(spec), samples(WithColdCallback(spec, VMColdCallback))
+	if len(warm) < 10 || len(cold) != len(warm) {
+		t.Fatalf("%d samples warm, %d cold", len(warm), len(cold))
+	}
+	if d := cold[0] - warm[0]; d != VMColdCallback {
+		t.Errorf("the first callback is %d ns later, want %d", d, VMColdCallback)
+	}
+	if !slices.Equal(cold[1:], warm[1:]) {
+		t.Errorf("later callbacks moved:\n%v\n%v", warm[1:6], cold[1:6])
+	}
+	if n := len(spec.Tasks[0].Phases); n != 1 {
+		t.Errorf("the file's helper has %d phases now", n)
+	}
+	data := `{"global": {"duration": 0.2}, "tasks": {
+		"sigev-helper": {"loop": 5, "timer": {"ref": "t", "period": 10000, "notify": "thread"}, "fork": "callback"},
+		"callback": {"instance": 0, "loop": 1, "run": 20}}}`
+	five, err := workload.Parse("five.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(samples(WithColdCallback(five, VMColdCallback))); n != 5 {
+		t.Errorf("a helper of 5 loops fired %d callbacks", n)
+	}
+}

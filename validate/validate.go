@@ -357,6 +357,10 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.1f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, VMRunnerStart/1e6, VMRunnerSpawn/1e3))
 	}
 	simSpec := WithoutHelperWork(WithSession(spec))
+	if res.VM != nil {
+		simSpec = WithColdCallback(simSpec, VMColdCallback)
+		notes = append(notes, fmt.Sprintf("a SIGEV_THREAD helper's first callback thread %.0f µs dearer to create (its new stack; validate.VMColdCallback)", VMColdCallback/1e3))
+	}
 	sims := make([]*lab.Outcome, res.Runs)
 	errs := make([]error, res.Runs)
 	pool.Run(res.Runs, 0, func(i int) {
