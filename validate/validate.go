@@ -350,10 +350,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		if !ok {
 			fork = sim.DefaultParams().CostFork
 		}
-		var err error
-		if spec, err = WithRunner(spec, fork); err != nil {
-			return err
-		}
+		spec = WithRunner(spec, fork)
 		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.1f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, VMRunnerStart/1e6, VMRunnerSpawn/1e3))
 	}
 	simSpec := WithoutHelperWork(WithSession(spec))
