@@ -43,6 +43,35 @@ func TestPolicyFor(t *testing.T) {
 	}
 }
 
+// Each kernel generation with a row of its own in vmCostsByKernel is
+// simulated with that row's costs, whatever its patch level; the others
+// with debian-6.1's constants. Only the costs traced per kernel change.
+func TestVMCostsPerKernel(t *testing.T) {
+	for _, c := range []struct {
+		release              string
+		ctx, fork, busy, idl int64
+	}{
+		{"6.1.0-57-cloud-amd64", VMContextSwitch, VMFork, VMResched, VMIdleResched},
+		{"5.10.0-46-cloud-amd64", VMContextSwitch, VMFork, VMResched, VMIdleResched},
+		{"6.12.95+deb12-cloud-amd64", 3600, 16400, 6200, 6000},
+		{"6.12.117", 3600, 16400, 6200, 6000},
+		{"7.2.13+deb14-cloud-amd64", 5100, 16700, 6700, 5700},
+		{"7.20.1", VMContextSwitch, VMFork, VMResched, VMIdleResched}, // not 7.2
+	} {
+		m, err := modelForVM(&vm.Kernel{Name: "k"}, nil, c.release, 250)
+		if err != nil {
+			t.Fatalf("%s: %v", c.release, err)
+		}
+		for k, want := range map[string]int64{sim.ParamCtxSwitch: c.ctx, sim.ParamFork: c.fork, sim.ParamResched: c.busy,
+			sim.ParamIdleResched: c.idl, sim.ParamBlock: VMBlock, sim.ParamExec: VMExec,
+			sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer} {
+			if m.tunables[k] != want {
+				t.Errorf("%s: %s = %d, want %d", c.release, k, m.tunables[k], want)
+			}
+		}
+	}
+}
+
 // The simulation of a VM's runs takes the kernel's features where the
 // model has them, its tunables as values already scaled (not scaled
 // again for the CPU count), its CONFIG_HZ, and the VM's costs.

@@ -446,7 +446,7 @@ func modelOf(r *report.Run, policy string, ncpu int, inVM bool) []string {
 		sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit])
 	if inVM {
 		where = "the guest run's cgroup"
-		costs = fmt.Sprintf("engine costs: context switch %g µs, clone %g µs and a process's exec %g µs as the VM's cost probe measured them once (validate.VMContextSwitch, VMFork, VMExec), wakeup %g µs, exit %g µs, timer path %s %d, %s %d; sched_waking to the switch %g µs on a busy and %g µs on an idle CPU, a blocking call %g µs, and noise (exponential, seeded) of mean %g µs on it and %g µs on a timer's delivery, as traced once on the VM (validate.VMResched, VMIdleResched, VMBlock, VMNoiseResched, VMNoiseTimer); no timer slack (the guest runs with 1 ns)",
+		costs = fmt.Sprintf("engine costs: context switch %g µs, clone %g µs and a process's exec %g µs as the VM's cost probe measured them once (validate.VMContextSwitch, VMFork, VMExec, or the kernel's own row of vmCostsByKernel), wakeup %g µs, exit %g µs, timer path %s %d, %s %d; sched_waking to the switch %g µs on a busy and %g µs on an idle CPU, a blocking call %g µs, and noise (exponential, seeded) of mean %g µs on it and %g µs on a timer's delivery, as traced once on the VM (validate.VMResched, VMIdleResched, VMBlock, VMNoiseResched, VMNoiseTimer, or the kernel's row); no timer slack (the guest runs with 1 ns)",
 			us(sim.ParamCtxSwitch), us(sim.ParamFork), us(sim.ParamExec), us(sim.ParamWakeup), us(sim.ParamExit),
 			sim.ParamTimerIRQ, r.Tunables[sim.ParamTimerIRQ], sim.ParamIdleExit, r.Tunables[sim.ParamIdleExit],
 			us(sim.ParamResched), us(sim.ParamIdleResched), us(sim.ParamBlock), us(sim.ParamNoiseResch), us(sim.ParamNoiseTimer))
