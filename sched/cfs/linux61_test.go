@@ -294,3 +294,58 @@ func TestDequeueNormalizesFirst61(t *testing.T) {
 		}
 	}
 }
+
+// The order in which a task's children first run turns on what else is
+// queued while it forks them (docs/vm.md, debian-6.1's traces of the host
+// runner's spawns). START_DEBIT places each child a vslice right of
+// min_vruntime. With the forking task alone on its CPU, the first child
+// sees the shortest queue and gets the longest slice, so the children run
+// last-created first. With two more tasks queued at the root level
+// (kernel threads woken by a tick), ALT_PERIOD counts them, and the
+// group's share of the root queue falls to a third. Then every child
+// after the first gets a slice below min_granularity (6 ms × 1/3 × 1/3 =
+// 0.67 ms and less). BASE_SLICE floors those at 0.75 ms, so they run in
+// creation order, and the first child (1 ms) runs after all of them.
+func TestForkOrderBaseSlice61(t *testing.T) {
+	for _, c := range []struct {
+		others int
+		fifo   bool
+	}{{0, false}, {2, true}} {
+		cl := newClass(t, "cfs-6.1", nil, nil)
+		rq := &fakeRQ{}
+		g := &sched.Group{Path: "/session", Shares: 1024, Depth: 1}
+		nextPID++
+		root := &sched.Task{PID: nextPID, Comm: "root", Group: g}
+		cl.TaskNew(root, nil)
+		taskSE(root).vruntime = cl.cpus[0].root.minV
+		cl.Enqueue(rq, root, sched.EnqueueWakeup)
+		rq.curr = cl.PickNext(rq)
+		rq.now = 1000000
+		for range c.others {
+			k := newTask(cl, 0)
+			taskSE(k).vruntime = cl.cpus[0].root.minV
+			cl.Enqueue(rq, k, sched.EnqueueWakeup)
+		}
+		var v []int64
+		for range 5 {
+			rq.now += 50000 // the runner's spawns, ~50–65 µs apart
+			nextPID++
+			child := &sched.Task{PID: nextPID, Comm: "child", Group: g}
+			cl.TaskNew(child, root)
+			cl.Fork(rq, rq, root, child)
+			cl.Enqueue(rq, child, 0)
+			v = append(v, int64(taskSE(child).vruntime))
+		}
+		for k := 1; k+1 < len(v); k++ {
+			if later := v[k+1] > v[k]; later != c.fifo {
+				t.Errorf("%d others queued: child %d at %d, child %d at %d: want creation order %v", c.others, k, v[k], k+1, v[k+1], c.fifo)
+			}
+		}
+		if c.fifo && v[0] < v[4] {
+			t.Errorf("%d others queued: the first child (%d) runs before the last (%d)", c.others, v[0], v[4])
+		}
+		if !c.fifo && v[0] < v[1] {
+			t.Errorf("%d others queued: the first child (%d) runs before the second (%d)", c.others, v[0], v[1])
+		}
+	}
+}
