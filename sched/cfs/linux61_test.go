@@ -349,3 +349,32 @@ func TestForkOrderBaseSlice61(t *testing.T) {
 		}
 	}
 }
+
+// sched_wakeup_granularity_ns=4000000 on debian-6.1's trace of fidelity's
+// sleeper-under-hogs: a periodic task, placed 3 ms left of min_vruntime
+// (GENTLE_FAIR_SLEEPERS, half the 6 ms latency), preempts a busy loop only
+// when that loop has run more than 1 ms since it was picked (vdiff =
+// 3 ms + its run > 4 ms). The trace's expiries alternate between tick +
+// 0.1 ms (none of 98 preempted) and tick + 2.1 ms (96 of 98 did).
+func TestWakeupGranularity4ms61(t *testing.T) {
+	for _, c := range []struct {
+		ran  int64
+		want bool
+	}{{100000, false}, {900000, false}, {1100000, true}, {2100000, true}} {
+		cl := newClass(t, "cfs-6.1", nil, map[string]int64{WakeupGran: 4000000})
+		rq := &fakeRQ{}
+		runnable(cl, rq, 3)
+		rq.curr = cl.PickNext(rq)
+		sleeper := newTask(cl, 0) // long asleep: far left of min_vruntime
+		taskSE(sleeper).vruntime = cl.cpus[0].root.minV - 100000000
+		rq.now += c.ran
+		cl.Enqueue(rq, sleeper, sched.EnqueueWakeup)
+		if d := int64(cl.cpus[0].root.minV - taskSE(sleeper).vruntime); d != 3000000 {
+			t.Fatalf("the sleeper is placed %d ns left of min_vruntime, want 3 ms", d)
+		}
+		cl.CheckPreempt(rq, sleeper, 0)
+		if rq.resched != c.want {
+			t.Errorf("curr ran %d ns: preempted %v, want %v", c.ran, rq.resched, c.want)
+		}
+	}
+}
