@@ -37,7 +37,7 @@ func TestCalibration(t *testing.T) {
 		for _, io := range []int{500, 20000, 50000, 100000, 150000, 200000, 250000, 300000, 350000, 400000} {
 			var a, m float64
 			for seed := uint64(1); seed <= runs; seed++ {
-				spec, name, err := workload.Load("wakeup-latency-make-j10", map[string]string{"cc1_io": fmt.Sprint(io)})
+				spec, name, err := workload.Load("wakeup-latency-calibrated-make-j10", map[string]string{"cc1_io": fmt.Sprint(io)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -133,16 +133,17 @@ type Variant struct {
 // calibration row cannot tell from the calibrated one (TestCalibration:
 // HZ 250 and 1000 fit it with costs 0.26 and 0.35 against HZ 100's 0.08),
 // each with the cc1_io the same grid fits best at that HZ, and the
-// process-level build in place of the calibrated load, unfitted.
-func variants(load, kbuild string) []Variant {
+// process-level build (make-jN, the default build model: it matches a real
+// gcc build) in place of the calibrated load, unfitted.
+func variants(load, build string) []Variant {
 	var out []Variant
 	for _, hz := range []int64{250, 1000} {
 		out = append(out, Variant{Name: fmt.Sprintf("HZ=%d", hz),
 			Why:      fmt.Sprintf("the calibration row's best fit with HZ held at %d (cc1_io=%s)", hz, otherHZIO[hz]),
 			Scenario: load, Params: map[string]string{"cc1_io": otherHZIO[hz]}, Set: []Setting{{"HZ", hz}}})
 	}
-	return append(out, Variant{Name: "kbuild", Why: "the process-level build " + kbuild + " (not fitted: each parent woken by its child's exit, no I/O), at the calibrated HZ",
-		Scenario: "wakeup-latency-" + kbuild})
+	return append(out, Variant{Name: "kbuild", Why: "the process-level build " + build + " (not fitted: each parent woken by its child's exit, no I/O), at the calibrated HZ",
+		Scenario: "wakeup-latency-" + build})
 }
 
 // otherHZIO is TestCalibration's best cc1_io at each other HZ shown.
@@ -235,7 +236,10 @@ const (
 
 var pentiumM = []Setting{{"arch", 32}, {"HZ", calibrationHZ}}
 
-// makeLoad is the calibrated make model, the same for make -j5 and -j10.
+// makeLoad is the calibration of the chain model of a build
+// (calibrated-make-jN, not make-jN: the process-level build, which matches
+// a real warm-cache build, is the kbuild variant), the same for make -j5
+// and -j10.
 var makeLoad = map[string]string{"cc1_io": calibrationIO}
 
 const runs, duration = 10, 30 * time.Second
@@ -256,9 +260,9 @@ func forkExpedited() *Experiment {
 		Citation: "Mathieu Desnoyers's RFC patch adding INTERACTIVE_FORK_EXPEDITED and TIMER_FORK_EXPEDITED, LKML, 2010 (the copy keeps neither subject nor date)",
 		Title:    "INTERACTIVE/TIMER_FORK_EXPEDITED: expedite forks from timer wakeup chains",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) under a make -j5 kernel build, uniprocessor",
-		Scenario: "wakeup-latency-make-j5",
+		Scenario: "wakeup-latency-calibrated-make-j5",
 		Params:   makeLoad,
-		Variants: variants("wakeup-latency-make-j5", "kbuild-j5"),
+		Variants: variants("wakeup-latency-calibrated-make-j5", "make-j5"),
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
 		Metric:   TimerMaxAvg,
@@ -282,9 +286,9 @@ func startNice() *Experiment {
 		Citation: "Ingo Molnar, \"Re: [RFC PATCH] sched: START_NICE feature (temporarily niced forks)\", LKML, 2010, quoting Mathieu Desnoyers's RFC and its numbers",
 		Title:    "START_NICE: temporarily niced forks instead of START_DEBIT",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10 on UP 2.0GHz; 2.6.35.2 + smaller min_granularity + check_preempt change",
-		Scenario: "wakeup-latency-make-j10",
+		Scenario: "wakeup-latency-calibrated-make-j10",
 		Params:   makeLoad,
-		Variants: variants("wakeup-latency-make-j10", "kbuild-j10"),
+		Variants: variants("wakeup-latency-calibrated-make-j10", "make-j10"),
 		Policy:   "cfs-2.6.35",
 		Features: "CPT_FIX",
 		Set:      append([]Setting{{"sched_min_granularity_ns", 750000}}, pentiumM...),
@@ -351,9 +355,9 @@ func checkPreemptTick() *Experiment {
 		Citation: "Mathieu Desnoyers, \"Re: [RFC PATCH] check_preempt_tick should not compare vruntime with wall time\", LKML, 13 September 2010",
 		Title:    "check_preempt_tick should not compare vruntime with wall time",
 		Load:     "wakeup-latency.c (SIGEV_THREAD) with make -j10, 2.0GHz Pentium M, 2.6.35.2; mean of 3 runs",
-		Scenario: "wakeup-latency-make-j10",
+		Scenario: "wakeup-latency-calibrated-make-j10",
 		Params:   makeLoad,
-		Variants: variants("wakeup-latency-make-j10", "kbuild-j10"),
+		Variants: variants("wakeup-latency-calibrated-make-j10", "make-j10"),
 		Policy:   "cfs-2.6.35",
 		Set:      pentiumM,
 		Metric:   TimerMaxAvg,
@@ -387,8 +391,8 @@ func eevdfToday() *Experiment {
 		Source:   "(none: the seeds' question asked of EEVDF)",
 		Citation: "no mail: the seeds' SIGEV_THREAD test under make -j10, asked of EEVDF (Linux 6.6 and later)",
 		Title:    "The seeds' question today: SIGEV_THREAD under make -j10 on EEVDF",
-		Load:     "wakeup-latency.c (SIGEV_THREAD) under make -j10 (the model matched to a real gcc build, not the 2010 calibration), uniprocessor, 64-bit, the profiles' HZ",
-		Scenario: "wakeup-latency-make-j10",
+		Load:     "wakeup-latency.c (SIGEV_THREAD) under make -j10 (the chain model at its default, every job runnable: not the 2010 calibration), uniprocessor, 64-bit, the profiles' HZ",
+		Scenario: "wakeup-latency-calibrated-make-j10",
 		Policy:   "eevdf-6.18",
 		Metric:   TimerMaxAvg,
 		// Fewer runs and shorter: reproduce stays under 10 s.

@@ -147,11 +147,11 @@ func TestVariantRequests(t *testing.T) {
 		hz := req.Tunables["HZ"]
 		switch v.Name {
 		case "HZ=1000":
-			if hz != 1000 || req.Name != "wakeup-latency-make-j10 cc1_io=300000" {
+			if hz != 1000 || req.Name != "wakeup-latency-calibrated-make-j10 cc1_io=300000" {
 				t.Errorf("%s: HZ %d, scenario %s", v.Name, hz, req.Name)
 			}
 		case "kbuild":
-			if hz != calibrationHZ || !strings.HasPrefix(req.Name, "wakeup-latency-kbuild-j10") {
+			if hz != calibrationHZ || !strings.HasPrefix(req.Name, "wakeup-latency-make-j10") {
 				t.Errorf("%s: HZ %d, scenario %s", v.Name, hz, req.Name)
 			}
 		}

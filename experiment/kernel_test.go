@@ -115,7 +115,7 @@ func TestKernelColumnCFS(t *testing.T) {
 	if fk.runs[5].Scenario != "fair-user-sched" || fk.runs[5].Params["uid"] != "1" {
 		t.Errorf("same-uid ran %s %v", fk.runs[5].Scenario, fk.runs[5].Params)
 	}
-	if fk.runs[0].Scenario != "wakeup-latency-make-j10" || fk.runs[0].Params["cc1_io"] != calibrationIO {
+	if fk.runs[0].Scenario != "wakeup-latency-calibrated-make-j10" || fk.runs[0].Params["cc1_io"] != calibrationIO {
 		t.Errorf("START_DEBIT ran %s %v", fk.runs[0].Scenario, fk.runs[0].Params)
 	}
 	// The simulated machine (arch, HZ) and the patch common to the rows

@@ -48,7 +48,7 @@ func TestSuite(t *testing.T) {
 			}
 		}
 	}
-	if !seen["c/wakeup-latency-make-j10--NO_START_DEBIT"] || !seen["e/sleeper-under-hogs--sched_base_slice_ns-3000000"] {
+	if !seen["c/wakeup-latency-calibrated-make-j10--NO_START_DEBIT"] || !seen["e/sleeper-under-hogs--sched_base_slice_ns-3000000"] {
 		t.Errorf("names: %v", seen)
 	}
 }

@@ -99,7 +99,7 @@ func Micro() []string {
 // baselines are the workloads every kernel runs, most telling first: the
 // seeds' load, then one mechanism each.
 var baselines = []Case{
-	{Workload: "wakeup-latency-make-j10"},
+	{Workload: "wakeup-latency-calibrated-make-j10"},
 	{Workload: "sleeper-under-hogs"},
 	{Workload: "fork-under-hogs"},
 	{Workload: "nice-pair", Shares: true},
@@ -109,7 +109,7 @@ var baselines = []Case{
 	{Workload: "fair-user-sched"},
 	{Workload: "wakeup-latency"},
 	{Workload: "two-hogs", Shares: true},
-	{Workload: "make-j5"},
+	{Workload: "calibrated-make-j5"},
 }
 
 // cfsToggles and eevdfToggles are the features and tunables each
@@ -118,8 +118,8 @@ var baselines = []Case{
 // clearly (on one vCPU the kernel's defaults are unscaled: latency 6 ms,
 // min_granularity 0.75 ms, wakeup_granularity 1 ms; base_slice 0.75 ms).
 var cfsToggles = []Case{
-	{Workload: "wakeup-latency-make-j10", Toggle: "NO_START_DEBIT"},
-	{Workload: "wakeup-latency-make-j10", Toggle: "sched_min_granularity_ns=2000000"},
+	{Workload: "wakeup-latency-calibrated-make-j10", Toggle: "NO_START_DEBIT"},
+	{Workload: "wakeup-latency-calibrated-make-j10", Toggle: "sched_min_granularity_ns=2000000"},
 	{Workload: "fork-under-hogs", Toggle: "NO_START_DEBIT"},
 	{Workload: "sleeper-under-hogs", Toggle: "NO_GENTLE_FAIR_SLEEPERS"},
 	{Workload: "sleeper-under-hogs", Toggle: "sched_wakeup_granularity_ns=4000000"},
@@ -133,7 +133,7 @@ var eevdfToggles = []Case{
 	{Workload: "sleeper-under-hogs", Toggle: "NO_PLACE_LAG"},
 	{Workload: "sleeper-under-hogs", Toggle: "sched_base_slice_ns=3000000"},
 	{Workload: "fork-under-hogs", Toggle: "NO_PLACE_LAG"},
-	{Workload: "wakeup-latency-make-j10", Toggle: "NO_RUN_TO_PARITY"},
+	{Workload: "wakeup-latency-calibrated-make-j10", Toggle: "NO_RUN_TO_PARITY"},
 }
 
 // delayToggles are EEVDF's of 6.12 and later.

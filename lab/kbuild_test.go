@@ -15,7 +15,7 @@ import (
 // times, and only the 3 slots' compilers exist.
 func TestKbuildSlotsKeepCompiling(t *testing.T) {
 	for _, params := range []map[string]string{{"N": "3"}, {"N": "3", "shell": "0", "pipe": "0"}} {
-		spec, name, err := workload.Load("kbuild-jN", params)
+		spec, name, err := workload.Load("make-jN", params)
 		if err != nil {
 			t.Fatal(err)
 		}

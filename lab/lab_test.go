@@ -187,7 +187,7 @@ func TestNoTimerSaid(t *testing.T) {
 // simTrace is the text of a simulation's trace, and the simulation.
 func simTrace(t *testing.T) (string, *Outcome) {
 	t.Helper()
-	req := load(t, "wakeup-latency-make-j5", nil)
+	req := load(t, "wakeup-latency-calibrated-make-j5", nil)
 	req.CPUs, req.Duration = 2, 2*time.Second
 	var b strings.Builder
 	w := trace.NewWriter(&b, trace.WriterOptions{CPUs: 2, Meta: [][2]string{{"scenario", req.Name}, {"seed", "0"}}})

@@ -24,7 +24,7 @@ import (
 // simulation, claims, bars with a missing and a negative figure).
 func samplePage(t *testing.T) (*report.Page, int) {
 	t.Helper()
-	spec, name, err := workload.Load("wakeup-latency-make-j5", nil)
+	spec, name, err := workload.Load("wakeup-latency-calibrated-make-j5", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func samplePage(t *testing.T) (*report.Page, int) {
 		t.Fatal(err)
 	}
 	r, timer, wakeup, tl := oc.Report, oc.Timer, oc.Wakeup, oc.Timeline
-	run := report.RunSection("wakeup-latency-make-j5 <two CPUs>", r, report.RunFigures{Timer: timer, Wakeup: wakeup, Timeline: tl})
+	run := report.RunSection("wakeup-latency-calibrated-make-j5 <two CPUs>", r, report.RunFigures{Timer: timer, Wakeup: wakeup, Timeline: tl})
 	v := func(x float64) *float64 { return &x }
 	cmp := report.ComparisonSection(report.Comparison{
 		ID: "demo", Title: "a comparison", RefName: "paper", SimName: "sim", Metrics: []string{"median", "avg"},
@@ -78,7 +78,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	if got := strings.Count(s, "<svg "); got != figures {
 		t.Errorf("%d svg elements, want %d", got, figures)
 	}
-	for _, want := range []string{"<title>schedlab test page</title>", "wakeup-latency-make-j5 &lt;two CPUs&gt;", "a load &amp; a measurer",
+	for _, want := range []string{"<title>schedlab test page</title>", "wakeup-latency-calibrated-make-j5 &lt;two CPUs&gt;", "a load &amp; a measurer",
 		`<li class="holds">`, `<li class="fails">`, "paper median µs", "The first 60 ms, per CPU", "timer latency (callback start − timer expiry)",
 		`<a href="#demo">`, "max delay start s"} {
 		if !strings.Contains(s, want) {

@@ -6,7 +6,7 @@
 #   scripts/bench-compare.sh [BASE_REV] [ROUNDS]
 #
 # - CPU time (user+sys, every thread: GC included) per event of the busy
-#   engine and of wakeup-latency-make-j10 on 1 CPU with analysis, beside the
+#   engine and of wakeup-latency-calibrated-make-j10 on 1 CPU with analysis, beside the
 #   two references of the same test binary's run: a typed, allocation-free
 #   heap push+pop (the floor) and container/heap's;
 # - with valgrind, cachegrind's instruction count per event (independent of
@@ -14,9 +14,9 @@
 #   (the garbage collector's work included, which varies by a few per cent
 #   from run to run; the typed heap's count, the same code in both
 #   binaries, shows how much);
-# - peak RSS and CPU time of `schedlab run` for 3,000 s of make-j10 and of
-#   wakeup-latency-make-j10;
-# - sweep throughput: runs per CPU-second of wakeup-latency-make-j10 × 60 s
+# - peak RSS and CPU time of `schedlab run` for 3,000 s of calibrated-make-j10 and of
+#   wakeup-latency-calibrated-make-j10;
+# - sweep throughput: runs per CPU-second of wakeup-latency-calibrated-make-j10 × 60 s
 #   (BenchmarkSweepWorkers, 1 and 2 workers).
 #
 # The base is measured with this tree's benchmark files (sim/bench_test.go,
@@ -46,17 +46,17 @@ metric() { # NAME UNIT: value of UNIT on the Bench line of NAME, from stdin
 }
 for r in $(seq "$rounds"); do
   for v in base new; do
-    res=$("$tmp/sim-$v" -test.run '^$' -test.bench 'Engine$|TypedHeap|ContainerHeap|Scenario/wakeup-latency-make-j10/cpus=1$' -test.benchtime 30000x)
+    res=$("$tmp/sim-$v" -test.run '^$' -test.bench 'Engine$|TypedHeap|ContainerHeap|Scenario/wakeup-latency-calibrated-make-j10/cpus=1$' -test.benchtime 30000x)
     echo "$v typed-heap $(metric BenchmarkTypedHeap cpu-ns/event <<<"$res")" >>"$out"
     echo "$v container-heap $(metric BenchmarkContainerHeap cpu-ns/event <<<"$res")" >>"$out"
     echo "$v engine $(metric 'BenchmarkEngine-' cpu-ns/event <<<"$res")" >>"$out"
-    echo "$v wl-make-j10 $(metric BenchmarkScenario/wakeup-latency-make-j10 cpu-ns/event <<<"$res")" >>"$out"
+    echo "$v wl-make-j10 $(metric BenchmarkScenario/wakeup-latency-calibrated-make-j10 cpu-ns/event <<<"$res")" >>"$out"
     res=$("$tmp/sweep-$v" -test.run '^$' -test.bench . -test.benchtime 1x)
     echo "$v sweep-1-worker $(metric BenchmarkSweepWorkers/workers=1 runs/cpu-s <<<"$res")" >>"$out"
     echo "$v sweep-2-workers $(metric BenchmarkSweepWorkers/workers=2 runs/cpu-s <<<"$res")" >>"$out"
     echo "$v sweep-2-workers-wall $(metric BenchmarkSweepWorkers/workers=2 runs/s <<<"$res")" >>"$out"
     echo "$v sweep-1-worker-wall $(metric BenchmarkSweepWorkers/workers=1 runs/s <<<"$res")" >>"$out"
-    for s in make-j10 wakeup-latency-make-j10; do
+    for s in calibrated-make-j10 wakeup-latency-calibrated-make-j10; do
       t=$( { /usr/bin/time -f '%M %U %S' "$tmp/cli-$v" run $s --duration 3000s >/dev/null; } 2>&1 | tail -1)
       read -r kb us ss <<<"$t"
       echo "$v rss-MB-$s $(awk -v k="$kb" 'BEGIN { print k / 1024 }')" >>"$out"
@@ -67,7 +67,7 @@ done
 
 if command -v valgrind >/dev/null; then
   for r in $(seq "$vrounds"); do for v in base new; do
-    for b in 'Engine$:2000:6000' 'Scenario/wakeup-latency-make-j10/cpus=1$:20000:60000' 'TypedHeap:200000:600000'; do
+    for b in 'Engine$:2000:6000' 'Scenario/wakeup-latency-calibrated-make-j10/cpus=1$:20000:60000' 'TypedHeap:200000:600000'; do
       IFS=: read -r name n1 n2 <<<"$b"
       ir() { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$tmp/sim-$v" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1; }
       o1=$(ir "$n1")

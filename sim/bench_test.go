@@ -232,18 +232,18 @@ func BenchmarkTasks(b *testing.B) {
 // engine event, allocations per event, and simulated seconds per wall
 // second. The 64-CPU runs put 64× the load on the machine.
 func BenchmarkScenario(b *testing.B) {
-	for _, name := range []string{"sigev-thread", "wakeup-latency-make-j10", "fair-user-sched"} {
+	for _, name := range []string{"sigev-thread", "wakeup-latency-calibrated-make-j10", "fair-user-sched"} {
 		for _, ncpu := range []int{1, 64} {
 			b.Run(fmt.Sprintf("%s/cpus=%d", name, ncpu), func(b *testing.B) {
 				load := name
-				if ncpu > 1 && name == "wakeup-latency-make-j10" {
-					load = fmt.Sprintf("wakeup-latency-make-j%d", 10*ncpu)
+				if ncpu > 1 && name == "wakeup-latency-calibrated-make-j10" {
+					load = fmt.Sprintf("wakeup-latency-calibrated-make-j%d", 10*ncpu)
 				}
 				sp, _, err := workload.Load(load, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if ncpu > 1 && name != "wakeup-latency-make-j10" {
+				if ncpu > 1 && name != "wakeup-latency-calibrated-make-j10" {
 					for _, t := range sp.Tasks {
 						if t.Instances > 0 {
 							t.Instances *= ncpu

@@ -257,7 +257,7 @@ func scenario(t *testing.T, name string, params map[string]string) *workload.Spe
 func TestMakeKeepsNJobsAlive(t *testing.T) {
 	const n = 3
 	rec := &trace.Recorder{}
-	run(t, sim.Config{Spec: scenario(t, "make-j3", nil), Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil),
+	run(t, sim.Config{Spec: scenario(t, "calibrated-make-j3", nil), Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil),
 		Duration: 10e9, Seed: 3, Sink: rec, Check: true})
 	job := map[string]bool{"sh": true, "gcc": true, "cc1": true, "as": true}
 	alive := 0
@@ -323,7 +323,7 @@ func TestBuiltinScenariosRunChecked(t *testing.T) {
 			Duration: 2e9, Seed: 1, Sink: an, Check: true})
 		r := an.Finish(e.Now())
 		// The builds alone have no measurer.
-		measured := !strings.HasPrefix(sc.Name, "make-j") && !strings.HasPrefix(sc.Name, "kbuild-j") && sc.Name != "two-hogs"
+		measured := !strings.HasPrefix(sc.Name, "calibrated-make-j") && !strings.HasPrefix(sc.Name, "make-j") && sc.Name != "two-hogs"
 		if measured && r.TimerLatency.Count < 50 {
 			t.Errorf("%s: %d timer-latency samples in 2 s", sc.Name, r.TimerLatency.Count)
 		}
@@ -336,7 +336,7 @@ func TestBuiltinScenariosRunChecked(t *testing.T) {
 func TestMakeSameSeedSameTrace(t *testing.T) {
 	text := func(seed uint64) string {
 		rec := &trace.Recorder{}
-		run(t, sim.Config{Spec: scenario(t, "make-j10", nil), Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil),
+		run(t, sim.Config{Spec: scenario(t, "calibrated-make-j10", nil), Sched: schedConfig(t, "cfs-2.6.35", 1, nil, nil),
 			Duration: 3e9, Seed: seed, Sink: rec})
 		var b strings.Builder
 		for _, ev := range rec.Events {
@@ -346,10 +346,10 @@ func TestMakeSameSeedSameTrace(t *testing.T) {
 	}
 	a, b, c := text(5), text(5), text(6)
 	if a != b {
-		t.Fatal("make-j10: same seed, different traces")
+		t.Fatal("calibrated-make-j10: same seed, different traces")
 	}
 	if a == c {
-		t.Fatal("make-j10: different seeds, identical traces")
+		t.Fatal("calibrated-make-j10: different seeds, identical traces")
 	}
 }
 
@@ -438,7 +438,7 @@ func TestIdleExit(t *testing.T) {
 // running on the timer's CPU (or the idle task), as a trace_marker line
 // names the current task; a callback's start is its own task's.
 func TestMarksNameTheCurrentTask(t *testing.T) {
-	for _, name := range []string{"sleeper-vs-hog", "wakeup-latency-make-j5"} {
+	for _, name := range []string{"sleeper-vs-hog", "wakeup-latency-calibrated-make-j5"} {
 		rec := &trace.Recorder{}
 		run(t, sim.Config{Spec: simtest.Scenario(t, name), Sched: schedConfig(t, "cfs-2.6.35", 2, nil, nil), Duration: 1e9, Seed: 1, Sink: rec})
 		cur := map[int32]int32{}

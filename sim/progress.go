@@ -24,7 +24,7 @@ func (e *WorkloadError) Error() string { return e.Msg }
 // at one instant is a few events per thread and CPU; a loop of events
 // that all cost nothing repeats forever, and each turn's wakeup adds a
 // sample to the analysis (a ping-pong grew by 50 MB/s). The largest burst
-// measured on the built-in scenarios is 8192 events (make-j10000 on 4096
+// measured on the built-in scenarios is 8192 events (calibrated-make-j10000 on 4096
 // CPUs with every cost 0), at most 1 per thread and CPU (6 for a synthetic
 // program of six zero-cost events), so the bound leaves a margin of over
 // 100 both ways. A loop found costs about a second and tens of MB.

@@ -80,7 +80,7 @@ func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
 	if specs["forkTimers"], err = workload.Parse("forkTimers.json", []byte(forkTimers)); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"sigev-thread", "wakeup-latency-make-j10"} {
+	for _, name := range []string{"sigev-thread", "wakeup-latency-calibrated-make-j10"} {
 		if specs[name], _, err = workload.Load(name, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func cpuSeconds(b *testing.B) float64 {
 // speed-up from parallel runs; runs/cpu-s is the cost of a run whatever
 // else the machine is doing.
 func BenchmarkSweepWorkers(b *testing.B) {
-	g, err := ParseGrid("bench", []byte(`{"scenarios": ["wakeup-latency-make-j10"], "seeds": [1,2,3,4,5,6,7,8], "duration": "60s"}`))
+	g, err := ParseGrid("bench", []byte(`{"scenarios": ["wakeup-latency-calibrated-make-j10"], "seeds": [1,2,3,4,5,6,7,8], "duration": "60s"}`))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestChartFacets(t *testing.T) {
 		for _, feats := range [][]string{nil, {"NO_START_DEBIT"}} {
 			for _, g := range []int64{4000000, 750000, 2000000, 1000000} {
 				m := float64(g) / 100
-				row := Row{Config: Point{Scenario: "wakeup-latency-make-j10", Policy: pol, Features: feats, CPUs: 1, Duration: "2s",
+				row := Row{Config: Point{Scenario: "wakeup-latency-calibrated-make-j10", Policy: pol, Features: feats, CPUs: 1, Duration: "2s",
 					Tunables: map[string]int64{"sched_min_granularity_ns": g}}, Runs: 3, Metric: "timer",
 					Avg: Stat{m, m / 10}, P99: Stat{2 * m, m / 5}, Max: Stat{3 * m, m}}
 				if pol == "cfs-2.6.36" && g == 750000 && feats != nil {

@@ -102,7 +102,7 @@ func TestGridErrors(t *testing.T) {
 		{`{"scenarios": ["two-hogs"], "tunables": {"sched_latncy_ns": [1]}}`, `unknown tunable "sched_latncy_ns"`},
 		{`{"scenarios": ["two-hogs"], "tunables": {"HZ": [7]}}`, "tunables.HZ"},
 		{`{"scenarios": ["no-such-scenario"]}`, "no-such-scenario"},
-		{`{"scenarios": ["make-jN"], "params": {"N": [0]}}`, "params.N=0"},
+		{`{"scenarios": ["calibrated-make-jN"], "params": {"N": [0]}}`, "params.N=0"},
 		{`{"scenarios": ["two-hogs"], "duration": "soon"}`, "duration"},
 		{`{"scenarios": ["two-hogs"], "cpus": [0]}`, "cpus: 0"},
 	} {

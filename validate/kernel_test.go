@@ -165,7 +165,7 @@ func TestResimulate(t *testing.T) {
 // A SIGEV_THREAD helper's own run is glibc's on a real machine: the
 // simulation of a real run drops it, and only it, from a copy.
 func TestWithoutHelperWork(t *testing.T) {
-	spec, _, err := workload.Load("wakeup-latency-make-j10", nil)
+	spec, _, err := workload.Load("wakeup-latency-calibrated-make-j10", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

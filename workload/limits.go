@@ -42,7 +42,7 @@ const (
 	// MaxThreads bounds the threads a workload has at once: the initial
 	// ones (the sum of "instance") here, and the live ones, forks
 	// included, in the simulator, as --pids-max bounds a host run. Each
-	// costs the simulator about a kB; make-j100000, the largest
+	// costs the simulator about a kB; calibrated-make-j100000, the largest
 	// built-in, has some 10⁵ live.
 	MaxThreads = 1 << 18
 	// MaxInstances bounds one task's "instance".

@@ -584,6 +584,9 @@ func Scenario(name string, params map[string]string) ([]byte, error) {
 	}
 	t, nameVal, ok := l.resolve(name)
 	if !ok {
+		if err := renamedScenario(name); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("no built-in scenario %q (built-ins: %s)", name, scenarioNames())
 	}
 	vals, err := t.values(name, nameVal, params)
@@ -591,6 +594,30 @@ func Scenario(name string, params map[string]string) ([]byte, error) {
 		return nil, err
 	}
 	return l.render(t, vals)
+}
+
+// renamed are the parametric scenarios that were renamed, by old prefix:
+// the process-level build kbuild-jN became make-jN when it was shown to
+// match a real gcc build (EXPERIMENTS.md, "Two loads"), and the chain
+// model that had been make-jN is calibrated-make-jN. Only kbuild-jN's
+// names no longer exist; the old make-jN names now give the other model,
+// which the scenarios' descriptions say.
+var renamed = []struct{ old, now string }{
+	{"wakeup-latency-kbuild-j", "wakeup-latency-make-j"},
+	{"kbuild-j", "make-j"},
+}
+
+// renamedScenario is the error for a name that was renamed, nil for any
+// other name.
+func renamedScenario(name string) error {
+	for _, r := range renamed {
+		if n, ok := strings.CutPrefix(name, r.old); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			cal := strings.Replace(r.now, "make-j", "calibrated-make-j", 1)
+			return fmt.Errorf("scenario %q was renamed: the process-level build is now %s%s (the chain model that was make-j%s, which reproduce calibrates, is %s%s)",
+				name, r.now, n, n, cal, n)
+		}
+	}
+	return nil
 }
 
 // readFile reads a workload file, but never more of it than MaxFileSize

@@ -68,8 +68,8 @@ func TestTemplateDefaultsAndOverrides(t *testing.T) {
 }
 
 func TestNameSetsN(t *testing.T) {
-	for name, n := range map[string]int{"make-j5": 5, "make-j10": 10, "make-j16": 16, "make-j1": 1, "make-jN": 10,
-		"wakeup-latency-make-j7": 7, "desktop-make-j3": 3} {
+	for name, n := range map[string]int{"calibrated-make-j5": 5, "calibrated-make-j10": 10, "calibrated-make-j16": 16, "calibrated-make-j1": 1, "calibrated-make-jN": 10,
+		"wakeup-latency-calibrated-make-j7": 7, "desktop-make-j3": 3} {
 		s, m := render(t, name, nil)
 		mk := task(t, s, "make")
 		if mk.Phases[1].Name != "spawn" || mk.Phases[1].Loop != n || mk.Phases[1].Events[0].Kind != Fork {
@@ -79,14 +79,14 @@ func TestNameSetsN(t *testing.T) {
 			t.Errorf("%s: rendered_from N = %v", name, renderedParams(m)["N"])
 		}
 	}
-	s, _ := render(t, "make-jN", map[string]string{"N": "4"})
+	s, _ := render(t, "calibrated-make-jN", map[string]string{"N": "4"})
 	if task(t, s, "make").Phases[1].Loop != 4 {
-		t.Fatal("make-jN with N=4")
+		t.Fatal("calibrated-make-jN with N=4")
 	}
 }
 
 func TestMakeModel(t *testing.T) {
-	s, _ := render(t, "make-j10", nil)
+	s, _ := render(t, "calibrated-make-j10", nil)
 	chain := map[string]string{"make": "sh", "sh": "gcc", "gcc": "cc1", "cc1": "as", "as": "sh"}
 	for from, to := range chain {
 		var forks []string
@@ -113,7 +113,7 @@ func TestMakeModel(t *testing.T) {
 		t.Fatalf("cc1: %+v", cc1)
 	}
 	// With σ = 0 every burst is the median: 300 ms / 20 ms.
-	s, _ = render(t, "make-j10", map[string]string{"cc1_sigma": "0"})
+	s, _ = render(t, "calibrated-make-j10", map[string]string{"cc1_sigma": "0"})
 	if l := task(t, s, "cc1").Phases[1].Loop; l != 15 {
 		t.Fatalf("σ=0: %d bursts, want 15", l)
 	}
@@ -147,18 +147,22 @@ func TestParamErrors(t *testing.T) {
 		params map[string]string
 		want   []string
 	}{
-		{"make-j10", map[string]string{"jobs": "3"}, []string{`unknown parameter "jobs"`, "valid: N, exec,", "cc1_sigma"}},
-		{"make-j10", map[string]string{"exec": "abc"}, []string{`exec="abc"`, "integer in [0, 10000000]", "valid: N,"}},
-		{"make-j10", map[string]string{"exec": "-1"}, []string{`exec="-1"`, "integer"}},
-		{"make-j10", map[string]string{"cc1_sigma": "NaN"}, []string{"cc1_sigma", "number in [0, 3]"}},
-		{"make-j10", map[string]string{"cc1_sigma": "4"}, []string{"cc1_sigma", "[0, 3]"}},
-		{"make-j10", map[string]string{"N": "3"}, []string{"N is set by the name", "valid:"}},
-		{"make-j0", nil, []string{`N="0"`, "[1, 100000]", "valid:"}},
-		{"make-j100001", nil, []string{`N="100001"`}},
+		{"calibrated-make-j10", map[string]string{"jobs": "3"}, []string{`unknown parameter "jobs"`, "valid: N, exec,", "cc1_sigma"}},
+		{"calibrated-make-j10", map[string]string{"exec": "abc"}, []string{`exec="abc"`, "integer in [0, 10000000]", "valid: N,"}},
+		{"calibrated-make-j10", map[string]string{"exec": "-1"}, []string{`exec="-1"`, "integer"}},
+		{"calibrated-make-j10", map[string]string{"cc1_sigma": "NaN"}, []string{"cc1_sigma", "number in [0, 3]"}},
+		{"calibrated-make-j10", map[string]string{"cc1_sigma": "4"}, []string{"cc1_sigma", "[0, 3]"}},
+		{"calibrated-make-j10", map[string]string{"N": "3"}, []string{"N is set by the name", "valid:"}},
+		{"calibrated-make-j0", nil, []string{`N="0"`, "[1, 100000]", "valid:"}},
+		{"calibrated-make-j100001", nil, []string{`N="100001"`}},
 		{"wakeup-latency", map[string]string{"N": "3"}, []string{`unknown parameter "N"`, "valid: period, helper_run, callback_run"}},
 		{"two-hogs", map[string]string{"N": "3"}, []string{"two-hogs takes no parameters"}},
-		{"make-j", nil, []string{`no built-in scenario "make-j"`, "make-j5", "make-jN (any N in 1..100000)"}},
-		{"make-j5x", nil, []string{`no built-in scenario`}},
+		{"calibrated-make-j", nil, []string{`no built-in scenario "calibrated-make-j"`, "calibrated-make-j5", "calibrated-make-jN (any N in 1..100000)"}},
+		{"calibrated-make-j5x", nil, []string{`no built-in scenario`}},
+		// The renamed names say where they went, both ways.
+		{"kbuild-j10", nil, []string{`"kbuild-j10" was renamed`, "now make-j10", "calibrated-make-j10"}},
+		{"wakeup-latency-kbuild-j5", nil, []string{"now wakeup-latency-make-j5", "wakeup-latency-calibrated-make-j5"}},
+		{"make-j65", nil, []string{`N="65"`, "[1, 64]"}},
 	} {
 		_, err := Scenario(c.name, c.params)
 		if err == nil {
@@ -181,7 +185,7 @@ func TestParamErrors(t *testing.T) {
 	if _, _, err := Load(f, map[string]string{"N": "1"}); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Errorf("params on a file: %v", err)
 	}
-	if _, name, err := Load("make-j3", map[string]string{"exec": "100", "as_run": "9"}); err != nil || name != "make-j3 as_run=9 exec=100" {
+	if _, name, err := Load("calibrated-make-j3", map[string]string{"exec": "100", "as_run": "9"}); err != nil || name != "calibrated-make-j3 as_run=9 exec=100" {
 		t.Errorf("Load with params: %q %v", name, err)
 	}
 }
@@ -191,8 +195,8 @@ func TestScenarioList(t *testing.T) {
 	for _, s := range Scenarios() {
 		names[s.Name] = s
 	}
-	for _, n := range []string{"two-hogs", "sleeper-vs-hog", "sigev-thread", "wakeup-latency", "make-j5", "make-j10",
-		"wakeup-latency-make-j5", "wakeup-latency-make-j10", "fair-user-sched", "desktop-make-j10"} {
+	for _, n := range []string{"two-hogs", "sleeper-vs-hog", "sigev-thread", "wakeup-latency", "calibrated-make-j5", "calibrated-make-j10",
+		"wakeup-latency-calibrated-make-j5", "wakeup-latency-calibrated-make-j10", "fair-user-sched", "desktop-make-j10"} {
 		s, ok := names[n]
 		if !ok {
 			t.Errorf("%s is not listed", n)
@@ -202,16 +206,16 @@ func TestScenarioList(t *testing.T) {
 			t.Errorf("%s: the description does not say it is a reconstruction: %s", n, s.Description)
 		}
 	}
-	if s := names["make-j5"]; s.Template != "make-jN" || s.NameParam != "N" || s.Params[0].Name != "N" || s.Params[0].Default != "5" {
-		t.Errorf("make-j5: %+v", s)
+	if s := names["calibrated-make-j5"]; s.Template != "calibrated-make-jN" || s.NameParam != "N" || s.Params[0].Name != "N" || s.Params[0].Default != "5" {
+		t.Errorf("calibrated-make-j5: %+v", s)
 	}
 	var order []string
 	for _, s := range Scenarios() {
-		if strings.HasPrefix(s.Name, "make-j") {
+		if strings.HasPrefix(s.Name, "calibrated-make-j") {
 			order = append(order, s.Name)
 		}
 	}
-	if strings.Join(order, " ") != "make-j5 make-j10" {
+	if strings.Join(order, " ") != "calibrated-make-j5 calibrated-make-j10" {
 		t.Errorf("order: %v", order)
 	}
 	for _, tm := range Templates() {
@@ -253,5 +257,34 @@ func TestTemplateHeaderErrors(t *testing.T) {
 		if _, err := newLibrary(fsys); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.files, err, c.want)
 		}
+	}
+}
+
+// TestDefaultMakeIsTheProcessBuild: make-jN is the process-level build
+// (one definition per job slot, parents woken by their children's exit)
+// and calibrated-make-jN the chain model with cc1's I/O wait, which the
+// 2010 experiments calibrate.
+func TestDefaultMakeIsTheProcessBuild(t *testing.T) {
+	has := func(s *Spec, name string) bool {
+		for _, t := range s.Tasks {
+			if t.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	def, _ := render(t, "make-j10", nil)
+	if !has(def, "fixdep_9") {
+		t.Errorf("make-j10 has no fixdep_9: not the process-level build (%d tasks)", len(def.Tasks))
+	}
+	cal, _ := render(t, "calibrated-make-j10", nil)
+	if !has(cal, "cc1") || len(cal.Tasks) != 5 {
+		t.Errorf("calibrated-make-j10: want the chain make, sh, gcc, cc1, as; got %d tasks", len(cal.Tasks))
+	}
+	if _, err := Scenario("wakeup-latency-calibrated-make-j10", map[string]string{"cc1_io": "350000"}); err != nil {
+		t.Errorf("wakeup-latency-calibrated-make-j10 cc1_io=350000: %v", err)
+	}
+	if _, err := Scenario("wakeup-latency-make-j10", map[string]string{"cc1_io": "350000"}); err == nil {
+		t.Error("wakeup-latency-make-j10 took cc1_io, a parameter of the chain model")
 	}
 }

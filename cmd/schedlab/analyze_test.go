@@ -35,7 +35,7 @@ func TestTraceRoundTrip(t *testing.T) {
 	pinned := writeFile(t, "pinned.json", `{"tasks": {"hog": {"instance": 2, "cpus": [0], "run": 100000},
 		"tick": {"timer": {"ref": "t", "period": 3000}, "run": 200}}}`)
 	for _, c := range [][]string{
-		{"wakeup-latency-make-j10", "--cpus", "2", "--duration", "5s", "--seed", "3"},
+		{"wakeup-latency-calibrated-make-j10", "--cpus", "2", "--duration", "5s", "--seed", "3"},
 		{"sigev-thread", "--duration", "3s", "--features", "NO_START_DEBIT"},
 		{pinned, "--cpus", "3", "--duration", "2s"},
 	} {

@@ -231,14 +231,14 @@ func TestVersion(t *testing.T) {
 // The per-task table merges a comm's tasks, as perf sched latency does;
 // --pids gives a row per task, as perf's -p.
 func TestTaskTableByComm(t *testing.T) {
-	out, _, code := schedlab(t, "run", "make-j10", "--duration", "2s")
+	out, _, code := schedlab(t, "run", "calibrated-make-j10", "--duration", "2s")
 	if code != 0 || !regexp.MustCompile(`\n  cc1:\(\d+\) +\|`).MatchString(out) || regexp.MustCompile(`\n  cc1:\d+ `).MatchString(out) {
 		t.Errorf("by comm: code %d\n%s", code, out)
 	}
 	if !strings.Contains(out, "| Max delay start           | Max delay end          |") {
 		t.Errorf("header is not perf's:\n%s", out)
 	}
-	pids, _, _ := schedlab(t, "run", "make-j10", "--duration", "2s", "--pids", "--tasks", "1000")
+	pids, _, _ := schedlab(t, "run", "calibrated-make-j10", "--duration", "2s", "--pids", "--tasks", "1000")
 	if !regexp.MustCompile(`\n  cc1:\d+ +\|`).MatchString(pids) || strings.Contains(pids, "cc1:(") {
 		t.Errorf("--pids:\n%s", pids)
 	}
@@ -252,7 +252,7 @@ func TestTaskTableByComm(t *testing.T) {
 	}
 	tables := map[bool][]row{}
 	for _, perTask := range []bool{false, true} {
-		args := []string{"run", "make-j10", "--duration", "2s", "--json"}
+		args := []string{"run", "calibrated-make-j10", "--duration", "2s", "--json"}
 		if perTask {
 			args = append(args, "--pids")
 		}

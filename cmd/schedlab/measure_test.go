@@ -18,11 +18,11 @@ import (
 	"schedlab/internal/testskip"
 )
 
-// startMeasure starts measure make-j10 and waits until its workload runs;
+// startMeasure starts measure calibrated-make-j10 and waits until its workload runs;
 // it returns the command, its stderr and the workload's session.
 func startMeasure(t *testing.T, extra ...string) (*exec.Cmd, *bytes.Buffer, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"measure", "make-j10", "--duration", "60s"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"measure", "calibrated-make-j10", "--duration", "60s"}, extra...)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
@@ -113,7 +113,7 @@ func TestMeasureInterrupted(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 			// What was recorded until then is reported, marked.
-			if out := cmd.Stdout.(*bytes.Buffer).String(); !strings.Contains(out, "measured make-j10 on the host") || !strings.Contains(out, "warning: interrupted (") {
+			if out := cmd.Stdout.(*bytes.Buffer).String(); !strings.Contains(out, "measured calibrated-make-j10 on the host") || !strings.Contains(out, "warning: interrupted (") {
 				t.Errorf("stdout lacks the report of what was recorded:\n%s", out)
 			}
 			msg := e.String()

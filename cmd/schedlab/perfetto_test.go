@@ -38,7 +38,7 @@ func perfettoPackets(t *testing.T, b []byte) [][]byte {
 // TestRunPerfettoTrace: run --trace FILE.perfetto-trace (or .pftrace)
 // writes a Perfetto trace, and the report is the one run prints without it.
 func TestRunPerfettoTrace(t *testing.T) {
-	args := []string{"run", "wakeup-latency-make-j5", "--cpus", "2", "--duration", "1s", "--json"}
+	args := []string{"run", "wakeup-latency-calibrated-make-j5", "--cpus", "2", "--duration", "1s", "--json"}
 	plain, stderr, code := schedlab(t, args...)
 	if code != 0 {
 		t.Fatal(stderr)
@@ -69,7 +69,7 @@ func TestRunPerfettoTrace(t *testing.T) {
 		if len(packets) < 4 || !bytes.HasPrefix(packets[0], protowire.AppendTag(nil, 45, protowire.BytesType)) {
 			t.Errorf("%s: %d packets, the first %x", name, len(packets), packets[0][:min(8, len(packets[0]))])
 		}
-		if !bytes.Contains(b, []byte("schedlab run scenario=wakeup-latency-make-j5 policy=cfs-2.6.35 cpus=2 seed=1")) ||
+		if !bytes.Contains(b, []byte("schedlab run scenario=wakeup-latency-calibrated-make-j5 policy=cfs-2.6.35 cpus=2 seed=1")) ||
 			!bytes.Contains(b, []byte("|callback_start timer=")) || bytes.Contains(b, []byte("# tracer")) {
 			t.Errorf("%s: not the run's events as Perfetto's protobuf", name)
 		}
@@ -88,7 +88,7 @@ func TestPerfettoTraceRefused(t *testing.T) {
 		{[]string{"--trace", filepath.Join(dir, "t.pftrace"), "--cpus", "1025"}, "at most 1024 CPUs"},
 	} {
 		start := time.Now()
-		out, stderr, code := schedlab(t, append([]string{"run", "wakeup-latency-make-j5", "--duration", "8760h"}, c.args...)...)
+		out, stderr, code := schedlab(t, append([]string{"run", "wakeup-latency-calibrated-make-j5", "--duration", "8760h"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || out != "" || time.Since(start) > 10*time.Second {
 			t.Errorf("%v: exit %d after %v, %q, stdout %q", c.args, code, time.Since(start), stderr, out)
 		}

@@ -11,14 +11,14 @@ func TestScenariosListsParametricOnes(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, n := range []string{"two-hogs", "sleeper-vs-hog", "sigev-thread", "wakeup-latency", "make-j5", "make-j10",
-		"wakeup-latency-make-j5", "wakeup-latency-make-j10", "fair-user-sched", "desktop-make-j10"} {
+	for _, n := range []string{"two-hogs", "sleeper-vs-hog", "sigev-thread", "wakeup-latency", "calibrated-make-j5", "calibrated-make-j10",
+		"wakeup-latency-calibrated-make-j5", "wakeup-latency-calibrated-make-j10", "fair-user-sched", "desktop-make-j10"} {
 		if !strings.Contains(out, "\n"+n+" ") && !strings.HasPrefix(out, n+" ") {
 			t.Errorf("scenarios does not list %s", n)
 		}
 	}
 	long, _, _ := schedlab(t, "scenarios", "--long")
-	for _, w := range []string{"make-jN: make-j5, make-j10, or any make-jN with N in 1..100000", "  N=10 ", "cc1_sigma=1 ",
+	for _, w := range []string{"calibrated-make-jN: calibrated-make-j5, calibrated-make-j10, or any calibrated-make-jN with N in 1..100000", "  N=10 ", "cc1_sigma=1 ",
 		"period=10000 ", "input_hz=30 ", "uid=2 ", "jitter=20000 ", "--param NAME=VALUE"} {
 		if !strings.Contains(long, w) {
 			t.Errorf("scenarios output lacks %q", w)
@@ -49,13 +49,13 @@ func TestParamFlag(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"run", "make-j5", "--param", "jobs=3"}, []string{`unknown parameter "jobs"`, "valid: N, exec"}},
-		{[]string{"run", "make-j5", "--param", "exec=fast"}, []string{`exec="fast"`, "integer", "valid:"}},
-		{[]string{"run", "make-j5", "--param", "N=3"}, []string{"set by the name"}},
-		{[]string{"run", "make-j5", "--param", "exec"}, []string{`--param "exec"`, "NAME=VALUE"}},
+		{[]string{"run", "calibrated-make-j5", "--param", "jobs=3"}, []string{`unknown parameter "jobs"`, "valid: N, exec"}},
+		{[]string{"run", "calibrated-make-j5", "--param", "exec=fast"}, []string{`exec="fast"`, "integer", "valid:"}},
+		{[]string{"run", "calibrated-make-j5", "--param", "N=3"}, []string{"set by the name"}},
+		{[]string{"run", "calibrated-make-j5", "--param", "exec"}, []string{`--param "exec"`, "NAME=VALUE"}},
 		{[]string{"run", "two-hogs", "--param", "N=3"}, []string{"takes no parameters"}},
-		{[]string{"scenario", "show", "make-j5", "--param", "x=1"}, []string{`unknown parameter "x"`, "valid:"}},
-		{[]string{"scenario", "show", "make-j0"}, []string{"[1, 100000]"}},
+		{[]string{"scenario", "show", "calibrated-make-j5", "--param", "x=1"}, []string{`unknown parameter "x"`, "valid:"}},
+		{[]string{"scenario", "show", "calibrated-make-j0"}, []string{"[1, 100000]"}},
 	} {
 		stdout, stderr, code := schedlab(t, c.args...)
 		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -70,12 +70,12 @@ func TestParamFlag(t *testing.T) {
 }
 
 func TestShownTemplateRunsAsFile(t *testing.T) {
-	show, _, code := schedlab(t, "scenario", "show", "wakeup-latency-make-j3", "--param", "cc1_burst=5000")
+	show, _, code := schedlab(t, "scenario", "show", "wakeup-latency-calibrated-make-j3", "--param", "cc1_burst=5000")
 	if code != 0 || !json.Valid([]byte(show)) || !strings.Contains(show, `"median": 5000`) {
 		t.Fatalf("scenario show: %d %q", code, show)
 	}
 	p := writeFile(t, "copy.json", show)
-	a, _, _ := schedlab(t, "run", "wakeup-latency-make-j3", "--param", "cc1_burst=5000", "--duration", "1s")
+	a, _, _ := schedlab(t, "run", "wakeup-latency-calibrated-make-j3", "--param", "cc1_burst=5000", "--duration", "1s")
 	b, _, _ := schedlab(t, "run", p, "--duration", "1s")
 	if a == "" || strings.SplitN(a, "\n", 2)[1] != strings.SplitN(b, "\n", 2)[1] {
 		t.Fatal("a saved rendering of a parametric scenario runs differently")
@@ -94,12 +94,12 @@ func TestScenariosOneLineEach(t *testing.T) {
 		if n := len([]rune(line)); n > 80 && !strings.HasPrefix(line, "parametric:") {
 			t.Errorf("%d columns: %q", n, line)
 		}
-		if strings.HasPrefix(line, "two-hogs ") || strings.HasPrefix(line, "make-j10 ") {
+		if strings.HasPrefix(line, "two-hogs ") || strings.HasPrefix(line, "calibrated-make-j10 ") {
 			names++
 		}
 	}
 	if names != 2 {
-		t.Errorf("rows for two-hogs and make-j10 not found:\n%s", out)
+		t.Errorf("rows for two-hogs and calibrated-make-j10 not found:\n%s", out)
 	}
 	long, _, _ := schedlab(t, "scenarios", "--long")
 	if !strings.Contains(long, "cc1_burst=20000") {

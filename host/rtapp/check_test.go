@@ -31,7 +31,7 @@ func TestCheckScenarios(t *testing.T) {
 		{"sleeper-vs-hog", ""},
 		{"wakeup-latency", `timer "posix" has "notify": "thread"`},
 		{"sigev-thread", `"notify"`},
-		{"make-j5", `task "make" uses fork (event "fork")`},
+		{"calibrated-make-j5", `task "make" uses fork (event "fork")`},
 		{"fair-user-sched", `task "busy" sets uid 1`},
 		{"desktop-make-j10", "fork"},
 	} {

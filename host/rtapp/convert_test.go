@@ -162,8 +162,8 @@ func TestConvertOptions(t *testing.T) {
 	if _, err := Convert(spec, Options{Duration: 1500 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "whole number of seconds") {
 		t.Errorf("1.5 s: got %v", err)
 	}
-	if _, err := Convert(load(t, "make-j5"), Options{}); err == nil || !strings.Contains(err.Error(), "fork") {
-		t.Errorf("make-j5: got %v, want Check's refusal", err)
+	if _, err := Convert(load(t, "calibrated-make-j5"), Options{}); err == nil || !strings.Contains(err.Error(), "fork") {
+		t.Errorf("calibrated-make-j5: got %v, want Check's refusal", err)
 	}
 }
 

@@ -18,8 +18,8 @@ func TestRunMissingBinary(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "apt-get install rt-app") {
 		t.Errorf("got %v, want an error saying apt-get install rt-app", err)
 	}
-	if _, err := Run(context.Background(), load(t, "make-j5"), Options{}); err == nil || !strings.Contains(err.Error(), "fork") {
-		t.Errorf("make-j5: got %v, want Check's refusal", err)
+	if _, err := Run(context.Background(), load(t, "calibrated-make-j5"), Options{}); err == nil || !strings.Contains(err.Error(), "fork") {
+		t.Errorf("calibrated-make-j5: got %v, want Check's refusal", err)
 	}
 }
 

@@ -256,14 +256,14 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-// TestMakeJ5 writes a simulation of wakeup-latency-make-j5 on two CPUs and
+// TestMakeJ5 writes a simulation of wakeup-latency-calibrated-make-j5 on two CPUs and
 // reads it back: every event of the stream is there, with its fields, in
 // its CPU's order; each event's context is the task then running; and the
 // process tree puts rt-app's threads in rt-app and each step of make's
 // jobs (sh, gcc, cc1, as; each as starts the next job's sh) in a process of
 // its own under its parent.
 func TestMakeJ5(t *testing.T) {
-	spec := simtest.Scenario(t, "wakeup-latency-make-j5")
+	spec := simtest.Scenario(t, "wakeup-latency-calibrated-make-j5")
 	rec := &trace.Recorder{}
 	var b bytes.Buffer
 	const pending = 100

@@ -51,10 +51,10 @@ func TestTraceProcessor(t *testing.T) {
 		testskip.Skip(t, "no Perfetto trace_processor_shell on PATH (no Debian or npm package has it)")
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "make-j5.perfetto-trace")
+	path := filepath.Join(dir, "calibrated-make-j5.perfetto-trace")
 	var b bytes.Buffer
 	w := NewWriter(&b, Options{})
-	simtest.Run(t, sim.Config{Spec: simtest.Scenario(t, "wakeup-latency-make-j5"), Sched: simtest.Config(t, "cfs-2.6.35", 2, nil, nil),
+	simtest.Run(t, sim.Config{Spec: simtest.Scenario(t, "wakeup-latency-calibrated-make-j5"), Sched: simtest.Config(t, "cfs-2.6.35", 2, nil, nil),
 		Duration: 2_000_000_000, Sink: trace.Tee{w}})
 	if err := w.Close(2_000_000_000); err != nil {
 		t.Fatal(err)
