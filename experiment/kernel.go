@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -61,7 +62,11 @@ type Measurer interface {
 }
 
 // KernelFigures are one run's timer latency on the real kernel, µs.
-type KernelFigures struct{ Max, Avg, P50 float64 }
+type KernelFigures struct {
+	Max float64 `json:"max_us"`
+	Avg float64 `json:"avg_us"`
+	P50 float64 `json:"p50_us"`
+}
 
 // KernelOptions are the real-kernel column's: the kernel, runs per row and
 // each run's duration.
@@ -83,10 +88,14 @@ type KernelColumn struct {
 	Runs       int      `json:"runs"`
 	Duration   string   `json:"duration"`
 	NotApplied []string `json:"not_applied,omitempty"`
+	// Kept is the file the column was read from (KeptKernel), "" when it
+	// was measured in this run.
+	Kept string `json:"kept,omitempty"`
 }
 
 // KernelRow is a row's real-kernel figures (the means of the runs, with
-// their extremes), or why the row is not expressible.
+// their extremes, and each run's figures, so that a kept column can be
+// shown again: KeptKernel), or why the row is not expressible.
 type KernelRow struct {
 	Release     string   `json:"release"`
 	Expressible bool     `json:"expressible"`
@@ -97,8 +106,23 @@ type KernelRow struct {
 	Max         *float64 `json:"max_us,omitempty"`
 	Avg         *float64 `json:"avg_us,omitempty"`
 	P50         *float64 `json:"p50_us,omitempty"`
-	Lo          Figures  `json:"-"`
-	Hi          Figures  `json:"-"`
+	Lo          Figures  `json:"run_min"`
+	Hi          Figures  `json:"run_max"`
+	// PerRun is each run's figures, seeds 1, 2, … in order.
+	PerRun []KernelFigures `json:"per_run,omitempty"`
+}
+
+// fill sets the row's figures from its runs: the means (of the medians in
+// an experiment that compares them) and the extremes.
+func (kr *KernelRow) fill(figs []KernelFigures, median bool) {
+	var rf runFigures
+	for _, f := range figs {
+		rf.max, rf.avg, rf.p50 = append(rf.max, f.Max), append(rf.avg, f.Avg), append(rf.p50, f.P50)
+	}
+	mean := rf.mean(allRuns(len(figs)), median)
+	kr.Runs, kr.PerRun = len(figs), figs
+	kr.Max, kr.Avg, kr.P50 = mean.Max, mean.Avg, mean.P50
+	kr.Lo, kr.Hi = rf.extremes(median)
 }
 
 // kernelRun is how row r runs on a kernel of fair class schedClass, or
@@ -219,22 +243,20 @@ func runKernel(exps []*Experiment, res []*Result, ko KernelOptions) error {
 				}
 				done[key], doneBy[key] = figs, r.Config
 			}
-			var rf runFigures
-			for _, f := range figs {
-				rf.max, rf.avg, rf.p50 = append(rf.max, f.Max), append(rf.avg, f.Avg), append(rf.p50, f.P50)
-			}
-			median := e.Metric == TimerMedian
-			mean := rf.mean(allRuns(len(figs)), median)
-			kr.Expressible, kr.Runs, kr.Features = true, len(figs), run.Features
-			for _, s := range run.Set {
-				kr.Set = append(kr.Set, s[0]+"="+s[1])
-			}
-			kr.Max, kr.Avg, kr.P50 = mean.Max, mean.Avg, mean.P50
-			kr.Lo, kr.Hi = rf.extremes(median)
+			kr.Expressible, kr.Features, kr.Set = true, run.Features, setStrings(run.Set)
+			kr.fill(figs, e.Metric == TimerMedian)
 		}
 		res[i].Kernel = col
 	}
 	return nil
+}
+
+func setStrings(set [][2]string) []string {
+	var out []string
+	for _, s := range set {
+		out = append(out, s[0]+"="+s[1])
+	}
+	return out
 }
 
 // VMMeasurer runs rows in a VM with kernel K (one boot per row, its runs
@@ -278,4 +300,72 @@ func (v *VMMeasurer) Measure(ctx context.Context, r KernelRun) ([]KernelFigures,
 		out = append(out, KernelFigures{Max: float64(tl.Max), Avg: float64(tl.Avg), P50: float64(tl.P50)})
 	}
 	return out, nil
+}
+
+// KeptKernel shows a kept real-kernel column again without booting: data is
+// the JSON that reproduce --json --kernel printed (file names it), and each
+// experiment of results that the file has takes the file's column head and,
+// row by row (by label), its runs, whose means and extremes are computed
+// anew. A row whose switches the experiment would now write otherwise than
+// the kept run was told says so; a row the file lacks says that.
+// Experiments the file does not have are left as they are, so columns from
+// several files (one kernel each) can be put side by side in one run.
+func KeptKernel(exps []*Experiment, results []*Result, data []byte, file string) error {
+	var kept struct {
+		Experiments []struct {
+			ID     string        `json:"id"`
+			Kernel *KernelColumn `json:"kernel"`
+			Rows   []struct {
+				Config string     `json:"config"`
+				Kernel *KernelRow `json:"kernel"`
+			} `json:"rows"`
+		} `json:"experiments"`
+	}
+	if err := json.Unmarshal(data, &kept); err != nil {
+		return fmt.Errorf("%s: not the JSON of reproduce --json: %w", file, err)
+	}
+	found := 0
+	for i, e := range exps {
+		for _, ke := range kept.Experiments {
+			if ke.ID != e.ID || ke.Kernel == nil {
+				continue
+			}
+			if results[i].Kernel != nil {
+				return fmt.Errorf("%s: experiment %s has a real-kernel column already (from %s): one kernel per experiment", file, e.ID, results[i].Kernel.Kept)
+			}
+			found++
+			col := *ke.Kernel
+			col.Kept = file
+			results[i].Kernel = &col
+			for ri, r := range e.Rows {
+				kr := &KernelRow{Release: col.Release, Why: "not in the kept column"}
+				for _, krow := range ke.Rows {
+					if krow.Config == r.Config && krow.Kernel != nil {
+						kr = krow.Kernel
+					}
+				}
+				if kr.Expressible && len(kr.PerRun) > 0 {
+					kr.fill(kr.PerRun, e.Metric == TimerMedian)
+				}
+				if kr.Expressible {
+					if run, why, _ := e.kernelRun(r, col.Sched); why != "" {
+						kr.Why = "kept, but the row is no longer expressible: " + why
+					} else if now, was := fmt.Sprint(run.Features, setStrings(run.Set)), fmt.Sprint(kr.Features, kr.Set); now != was {
+						kr.Why = "kept run was told " + was + "; the row now asks " + now
+					}
+				}
+				results[i].Rows[ri].Kernel = kr
+			}
+		}
+	}
+	if found == 0 {
+		var has []string
+		for _, ke := range kept.Experiments {
+			if ke.Kernel != nil {
+				has = append(has, ke.ID)
+			}
+		}
+		return fmt.Errorf("%s: no real-kernel column of the experiments asked for (the file has one for: %s)", file, strings.Join(has, ", "))
+	}
+	return nil
 }

@@ -250,3 +250,69 @@ func TestKernelColumnPage(t *testing.T) {
 		t.Errorf("no kernel table in the page")
 	}
 }
+
+// A kept column shows again as it was measured: reproduce --kernel --json,
+// read back into a run without --kernel, gives the same figures, ranges
+// and text, and says it is kept; a row whose switches changed since says
+// so; a file without the experiments is an error naming what it has.
+func TestKeptKernel(t *testing.T) {
+	ids := []string{"start-nice", "fair-user-sched"}
+	measured, _ := kernelRows(t, "CFS", ids...)
+	data, err := json.Marshal(map[string]any{"experiments": measured})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, _ := Lookup(ids)
+	for _, e := range exps {
+		e.Runs, e.Duration, e.Variants = 1, 200*time.Millisecond, nil
+	}
+	again, err := Run(exps, Options{NoNoiseCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := KeptKernel(exps, again, data, "kept.json"); err != nil {
+		t.Fatal(err)
+	}
+	var a, b strings.Builder
+	WriteText(&a, measured)
+	WriteText(&b, again)
+	var want strings.Builder
+	for _, line := range strings.SplitAfter(a.String(), "\n") {
+		want.WriteString(line)
+		if strings.HasPrefix(line, "   kernel: ") {
+			want.WriteString("   kernel column kept in kept.json (measured then, not now)\n")
+		}
+	}
+	if b.String() != want.String() {
+		t.Errorf("kept column's text differs from the measured one:\n%s\nwant\n%s", b.String(), want.String())
+	}
+	for i, r := range again {
+		for j, row := range r.Rows {
+			k, m := row.Kernel, measured[i].Rows[j].Kernel
+			if k.Expressible && (*k.Avg != *m.Avg || *k.Lo.Max != *m.Lo.Max || *k.Hi.Avg != *m.Hi.Avg || len(k.PerRun) != 3) {
+				t.Errorf("%s %s: kept %+v, measured %+v", r.ID, row.Config, k, m)
+			}
+		}
+	}
+
+	// The row now asks for another tunable than its kept run was told.
+	changed := strings.Replace(string(data), `"sched_min_granularity_ns=750000"`, `"sched_min_granularity_ns=1000000"`, 1)
+	again, _ = Run(exps, Options{NoNoiseCheck: true})
+	if err := KeptKernel(exps, again, []byte(changed), "kept.json"); err != nil {
+		t.Fatal(err)
+	}
+	if why := again[0].Rows[0].Kernel.Why; !strings.Contains(why, "kept run was told [START_DEBIT] [sched_min_granularity_ns=1000000]") {
+		t.Errorf("changed row: %q", why)
+	}
+	// Twice the same experiment, and a file of other experiments.
+	if err := KeptKernel(exps, again, data, "again.json"); err == nil || !strings.Contains(err.Error(), "already (from kept.json)") {
+		t.Errorf("second column: %v", err)
+	}
+	cpt, _ := Lookup([]string{"check-preempt-tick"})
+	if err := KeptKernel(cpt, make([]*Result, 1), data, "kept.json"); err == nil || !strings.Contains(err.Error(), "has one for: start-nice, fair-user-sched") {
+		t.Errorf("other experiments: %v", err)
+	}
+	if err := KeptKernel(exps, again, []byte("{"), "bad.json"); err == nil || !strings.HasPrefix(err.Error(), "bad.json: not the JSON of reproduce --json") {
+		t.Errorf("bad JSON: %v", err)
+	}
+}

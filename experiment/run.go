@@ -535,7 +535,8 @@ func (e *Experiment) reconstructions() []string {
 	return out
 }
 
-// WriteText prints the results as tables, paper beside simulation.
+// WriteText prints the results as tables, paper beside simulation, and
+// last the tally of paper figures within ±50 % (Tally).
 func WriteText(w io.Writer, results []*Result) error {
 	var b strings.Builder
 	for i, r := range results {
@@ -588,6 +589,9 @@ func WriteText(w io.Writer, results []*Result) error {
 		if k := r.Kernel; k != nil {
 			fmt.Fprintf(&b, "   kernel: %s (Linux %s, %s) in a VM, %d runs x %s per expressible row (seeds 1-%d), each row's features and tunables written to it%s\n",
 				k.Name, k.Release, k.Sched, k.Runs, k.Duration, k.Runs, notApplied(k.NotApplied))
+			if k.Kept != "" {
+				fmt.Fprintf(&b, "   kernel column kept in %s (measured then, not now)\n", k.Kept)
+			}
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "   verdicts on the 3-run means of every triple of seeds (the mails averaged 3 runs); \"holds\": in at least %.0f %% of them;\n", 100*holdsShare)
@@ -605,8 +609,10 @@ func WriteText(w io.Writer, results []*Result) error {
 			writeVariants(&b, r)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return WriteTally(w, Tally(results))
 }
 
 // writeVariants prints the rows under the experiment's other readings,

@@ -20,6 +20,7 @@ func reproduceCmd() *cobra.Command {
 	var asJSON bool
 	var htmlPath, svgDir string
 	var kernel, kernelDur string
+	var kernelFrom []string
 	var kernelRuns int
 	cmd := &cobra.Command{
 		Use:   "reproduce [ID...]",
@@ -29,7 +30,9 @@ func reproduceCmd() *cobra.Command {
 			"Experiments: " + strings.Join(experimentIDs(), ", "),
 		Example: `  schedlab reproduce
   schedlab reproduce start-nice check-preempt-tick --json
-  schedlab reproduce --html reproduce.html --svg figures/`,
+  schedlab reproduce --html reproduce.html --svg figures/
+  schedlab reproduce --kernel debian-6.1 --json > kept.json
+  schedlab reproduce --kernel-from validation/reproduce-kernel/debian-6.1.json`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			exps, err := experiment.Lookup(ids)
 			if err != nil {
@@ -37,6 +40,9 @@ func reproduceCmd() *cobra.Command {
 			}
 			figures := htmlPath != "" || svgDir != ""
 			opts := experiment.Options{Progress: progress(), Figures: figures}
+			if kernel != "" && len(kernelFrom) > 0 {
+				return &lab.InputError{Err: fmt.Errorf("--kernel measures a column and --kernel-from shows a kept one: give one of them")}
+			}
 			if kernel == "" {
 				for _, name := range []string{"kernel-runs", "kernel-duration"} {
 					if cmd.Flags().Changed(name) {
@@ -55,6 +61,15 @@ func reproduceCmd() *cobra.Command {
 			if err != nil {
 				return kernelError(err)
 			}
+			for _, file := range kernelFrom {
+				data, err := os.ReadFile(file)
+				if err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--kernel-from: %w", err)}
+				}
+				if err := experiment.KeptKernel(exps, results, data, file); err != nil {
+					return &lab.InputError{Err: fmt.Errorf("--kernel-from %w", err)}
+				}
+			}
 			if figures {
 				if err := writeFigures(results, htmlPath, svgDir); err != nil {
 					return err
@@ -63,15 +78,16 @@ func reproduceCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"experiments": results})
+				return enc.Encode(map[string]any{"experiments": results, "paper_figures": experiment.Tally(results)})
 			}
 			return experiment.WriteText(os.Stdout, results)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {\"experiments\": [...]} instead of tables")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {\"experiments\": [...], \"paper_figures\": {...}} instead of tables")
 	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report (tables, claims, bars with each run, latency tail plots, histograms, timelines) to `FILE`")
 	cmd.Flags().StringVar(&svgDir, "svg", "", "also write each figure as an SVG file into DIR (created if needed)")
 	cmd.Flags().StringVar(&kernel, "kernel", "", "add a column: every row a real kernel can express, run on it in a VM (a name of schedlab kernels list, or a bzImage path), one boot per row")
+	cmd.Flags().StringArrayVar(&kernelFrom, "kernel-from", nil, "add the real-kernel column kept in `FILE` (what reproduce --kernel --json printed) instead of measuring it; repeat for the experiments of another kernel's file")
 	cmd.Flags().IntVar(&kernelRuns, "kernel-runs", 3, "with --kernel: runs per row on the real kernel (seeds 1-N, in one boot)")
 	cmd.Flags().StringVar(&kernelDur, "kernel-duration", "10s", "with --kernel: each real run's duration (an emulated guest second takes several seconds of wall time)")
 	return cmd

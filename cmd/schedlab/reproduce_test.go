@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,9 +34,18 @@ func TestReproduceJSON(t *testing.T) {
 				Verdict string `json:"verdict"`
 			} `json:"claims"`
 		} `json:"experiments"`
+		PaperFigures struct {
+			Within, Judged int
+			Share          float64
+		} `json:"paper_figures"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
+	}
+	// Every paper figure of the four mails but fair-user-sched's
+	// non-positive no-groups median is judged.
+	if p := doc.PaperFigures; p.Judged != 19 || p.Within > p.Judged || p.Share != float64(p.Within)/float64(p.Judged) {
+		t.Errorf("paper_figures %+v, want 19 judged", p)
 	}
 	want := map[string]string{"fork-expedited": "000_", "start-nice": "002_", "fair-user-sched": "003_", "check-preempt-tick": "004_", "eevdf-today": "(none"}
 	if len(doc.Experiments) != 5 {
@@ -90,5 +101,29 @@ func TestReproduceOneAndUnknown(t *testing.T) {
 	_, stderr, code := schedlab(t, "reproduce", "nope")
 	if code != 2 || !strings.Contains(stderr, "check-preempt-tick") {
 		t.Fatalf("unknown experiment: %d %q", code, stderr)
+	}
+}
+
+// --kernel-from: a kept column instead of a measured one, never both; a
+// file that is not there or holds none of the experiments asked for is a
+// one-line error naming it.
+func TestReproduceKernelFromErrors(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte(`{"experiments": [{"id": "start-nice", "kernel": {"name": "k"}, "rows": []}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kernel", "debian-6.1", "--kernel-from", other}, "give one of them"},
+		{[]string{"--kernel-from", filepath.Join(dir, "none.json")}, "none.json"},
+		{[]string{"fair-user-sched", "--kernel-from", other}, "has one for: start-nice"},
+	} {
+		_, stderr, code := schedlab(t, append([]string{"reproduce"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }
