@@ -17,12 +17,20 @@ func TestTally(t *testing.T) {
 		{Config: "nopaper", Sim: Figures{Max: f(1), Avg: f(1)}},
 	}, Variants: []VariantResult{{Name: "v", Rows: []RowResult{{Config: "edge", Paper: Figures{Avg: f(1)}, Sim: Figures{Avg: f(100)}}}}}},
 		{ID: "b", Rows: []RowResult{{Config: "zero", Paper: Figures{P50: f(-82.4)}, Sim: Figures{P50: f(6)}},
-			{Config: "m", Paper: Figures{P50: f(4000)}, Sim: Figures{P50: f(5999)}}}}}
+			{Config: "m", Paper: Figures{P50: f(4000)}, Sim: Figures{P50: f(5999)}},
+			// One row of the mail under two readings: one figure, met
+			// only if both readings meet it.
+			{Config: "N@R1", Paper: Figures{Avg: f(100)}, Sim: Figures{Avg: f(120)}},
+			{Config: "N@R2", Paper: Figures{Avg: f(100)}, Sim: Figures{Avg: f(20)}}}}}
 	tl := Tally(res)
-	if tl.Judged != 5 || tl.Within != 3 || tl.Share != 0.6 || tl.Meets {
-		t.Fatalf("tally %+v, want 3 of 5, not met", tl)
+	if tl.Judged != 6 || tl.Within != 3 || tl.Share != 0.5 || tl.Meets {
+		t.Fatalf("tally %+v, want 3 of 6, not met", tl)
 	}
-	if got := strings.Join(tl.Outside, "; "); got != "a out max 1.51; a out avg 0.40" {
+	if got := tl.Outside[2]; got != "b N avg 1.20 (R1), 0.20 (R2)" {
+		t.Errorf("two readings: %q", got)
+	}
+	res[1].Rows = res[1].Rows[:2]
+	if got := strings.Join(tl.Outside[:2], "; "); got != "a out max 1.51; a out avg 0.40" {
 		t.Errorf("outside %q", got)
 	}
 	if len(tl.NotJudged) != 1 || !strings.Contains(tl.NotJudged[0], "b zero median (paper -82.4 us") {
