@@ -27,8 +27,9 @@ import (
 // the sched features a row may write to it, with the value each has
 // when the simulated kernel leaves it alone (the row's feature says
 // otherwise), and the tunables a row may set. Features are written to every
-// row, so the real kernel runs the simulated kernel's setting and not its
-// own default (Debian's 6.1 has START_DEBIT off); tunables are written at
+// row, so the real kernel runs the simulated kernel's setting whatever its
+// own default (Debian's 6.1 boots with START_DEBIT on, as 2.6.35 did, but
+// another build need not); tunables are written at
 // the simulated policy's value (its default, or the experiment's or row's
 // setting) when the policy has them.
 var kernelSwitches = map[string]struct {
