@@ -68,6 +68,11 @@ type Request struct {
 	// event.
 	Check bool
 	Keep  Keep
+	// Kernel adds a machine's own kernel threads to the simulation (the
+	// VM's guest kernel, validate.VMKernelThreads); nil: none. They are
+	// left out of the samples and the task table as a recording's other
+	// tasks are.
+	Kernel *sim.KernelThreads
 }
 
 // Keep says what an outcome keeps beyond its report.
@@ -213,6 +218,7 @@ type Config struct {
 	Defaults *sched.Config // the profile's defaults at this CPU count
 	Params   sim.Params
 	Duration int64
+	Kernel   *sim.KernelThreads // the machine's kernel threads (Request.Kernel)
 }
 
 // Resolve checks and resolves a request without running anything.
@@ -220,7 +226,7 @@ func Resolve(req Request) (*Config, error) {
 	if req.Spec == nil {
 		return nil, errors.New("lab: a request needs a workload (Spec)")
 	}
-	cfg := &Config{Spec: req.Spec, Name: req.Name}
+	cfg := &Config{Spec: req.Spec, Name: req.Name, Kernel: req.Kernel}
 	prof, err := sched.Lookup(policyOr(req.Policy))
 	if err != nil {
 		return nil, inputErr(err)

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"schedlab/analyze"
@@ -138,4 +140,65 @@ func engineCost(events, traceEvents uint64, wall time.Duration) report.Engine {
 		e.EventsPerS = math.Round(float64(events) / wall.Seconds())
 	}
 	return e
+}
+
+// sinkWithout is sink with the wakeups of the tasks other says are not
+// the workload's kept from the analysis, as a recording's other tasks'
+// are (analyze.WorkloadFilter): they run and preempt, so their switches
+// stay, but their wakeups are not samples. The extras see every event.
+func (a *attach) sinkWithout(other func(pid int32) bool) trace.Sink {
+	f := &otherFilter{next: a.an, other: other}
+	if x := a.extra(); x != nil {
+		return trace.Tee{f, x}
+	}
+	return f
+}
+
+type otherFilter struct {
+	next  trace.Sink
+	other func(pid int32) bool
+}
+
+func (f *otherFilter) Event(e *trace.Event) {
+	switch e.Kind {
+	case trace.Waking, trace.Wakeup, trace.WakeupNew:
+		if f.other(e.PID) {
+			return
+		}
+	}
+	f.next.Event(e)
+}
+
+// withoutKernelRows takes the tasks other names out of the analysis's
+// task tables, as a recording's table leaves out the machine's other
+// tasks, and says so in the report's warnings.
+func withoutKernelRows(r *report.Run, rep analyze.Report, other func(pid int32) bool) analyze.Report {
+	comms := map[string]bool{}
+	var n int
+	var ns int64
+	keep := func(rows []analyze.TaskRow, count bool) []analyze.TaskRow {
+		if rows == nil {
+			return nil
+		}
+		out := rows[:0:0]
+		for _, row := range rows {
+			if other(row.PID) || (!count && comms[row.Comm]) {
+				if count {
+					n++
+					ns += row.Runtime
+				}
+				comms[row.Comm] = true
+				continue
+			}
+			out = append(out, row)
+		}
+		return out
+	}
+	rep.Tasks = keep(rep.Tasks, true)
+	rep.ByComm = keep(rep.ByComm, rep.Tasks == nil)
+	if n > 0 {
+		// The warnings so far are the workload's, shared by its runs.
+		r.Warnings = append(slices.Clip(r.Warnings), fmt.Sprintf("%d kernel thread(s) of the simulated machine were on a CPU for %.2f ms (not in the table; their wakeups are not samples)", n, float64(ns)/1e6))
+	}
+	return rep
 }

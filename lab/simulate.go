@@ -25,8 +25,12 @@ func Simulate(req Request) (*Outcome, error) {
 // Simulate runs a resolved configuration.
 func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error) {
 	at := newAttach(keep)
+	sink := at.sink()
+	if cfg.Kernel != nil {
+		sink = at.sinkWithout(sim.IsKernelPID)
+	}
 	eng, err := sim.New(sim.Config{Spec: cfg.Spec, Sched: cfg.Sched, Params: cfg.Params, Duration: cfg.Duration,
-		Seed: seed, Sink: at.sink(), Check: check})
+		Seed: seed, Sink: sink, Check: check, Kernel: cfg.Kernel})
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -83,7 +87,11 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 	if keep.Samples {
 		timer, wakeup = at.an.Samples()
 	}
-	o := outcome(r, at.an.Finish(end), timer, wakeup, at.tl, end)
+	rep := at.an.Finish(end)
+	if cfg.Kernel != nil {
+		rep = withoutKernelRows(r, rep, sim.IsKernelPID)
+	}
+	o := outcome(r, rep, timer, wakeup, at.tl, end)
 	o.Source = Source{Origin: Simulation, Sim: &Simulated{Config: cfg}}
 	o.RtappLogs = eng.RtappLogs()
 	return o, nil

@@ -40,6 +40,8 @@ type Config struct {
 	// Check verifies the engine's and the class's invariants after every
 	// event and stops the run at the first violation.
 	Check bool
+	// Kernel is the machine's own kernel threads (kthreads.go); nil: none.
+	Kernel *KernelThreads
 }
 
 // Engine runs one simulation.
@@ -113,6 +115,10 @@ type Engine struct {
 	// rtLogOn keeps rt-app's per-thread logs (rtapplog.go) in rtLogs.
 	rtLogOn bool
 	rtLogs  []*RtappLog
+	// kthreads are the machine's kernel threads, rcu the RCU kthread's
+	// grace periods (kthreads.go).
+	kthreads []*kthread
+	rcu      *rcuState
 }
 
 // pidBase is the tgid of the simulated rt-app process; its threads get the
@@ -201,6 +207,9 @@ func New(cfg Config) (*Engine, error) {
 	if threads > e.maxThreads {
 		return nil, fmt.Errorf("sim: the workload starts %d threads: at most %d", threads, e.maxThreads)
 	}
+	if err := e.checkKernel(cfg.Kernel); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -282,6 +291,7 @@ func (e *Engine) Advance(until int64) error {
 		e.started = true
 		e.ev = trace.Event{Kind: trace.Begin, CPU: -1, CPUs: int32(len(e.cpus))}
 		e.emit()
+		e.startKernel()
 		for _, d := range e.spec.Tasks {
 			for i := 0; i < d.Instances; i++ {
 				t := e.newTask(d, nil, i)
@@ -381,6 +391,8 @@ func (e *Engine) dispatch(t *timer) {
 		}
 	case tkClass:
 		e.stack.Timer(core{e})
+	case tkKThread:
+		e.kthreadTimer(t)
 	}
 }
 
@@ -521,12 +533,7 @@ func tickPhase(p Params, seed uint64) int64 {
 	if p.TickPhase >= 0 {
 		return p.TickPhase
 	}
-	// splitmix64's finalizer.
-	z := seed + 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return int64(z % uint64(p.TickNS()))
+	return int64(splitmix(seed) % uint64(p.TickNS()))
 }
 
 // schedule is the core scheduler's __schedule() for one CPU.
@@ -850,6 +857,8 @@ func (e *Engine) exit(t *Task) {
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
 	e.emit()
 	t.state = stDead
+	// Its task_struct is freed after a grace period.
+	e.rcuCallback()
 	// alive is in creation order, which is PID order: a binary search
 	// finds t among 100,000 tasks in 17 steps, where a scan took 50,000.
 	if i, ok := slices.BinarySearchFunc(e.alive, t.st.PID, func(a *Task, pid int) int { return cmp.Compare(a.st.PID, pid) }); ok {

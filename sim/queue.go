@@ -14,6 +14,7 @@ const (
 	tkPosix                         // a POSIX interval timer's expiry
 	tkResched                       // a marked task reaches schedule() (cost_resched_ns)
 	tkClass                         // the class stack's timer (RT bandwidth period)
+	tkKThread                       // a kernel thread's wakeup at a tick (kthreads.go)
 )
 
 // timer is one pending occurrence in the event queue. Owners embed their

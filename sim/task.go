@@ -116,6 +116,8 @@ type Task struct {
 	// schedule() (phaseprops.go).
 	regroup   bool
 	regroupTo *sched.Group
+	// kernel: one of the machine's kernel threads (kthreads.go).
+	kernel bool
 	// pins counts the POSIX timers that name it (owner, waiter): a
 	// pinned task is not recycled when it exits (taskpool.go).
 	pins int32
@@ -221,7 +223,11 @@ func (e *Engine) step(t *Task) {
 		// The system call's way into schedule() (cost_block_ns and the
 		// reschedule noise), spent before the task blocks. An rt-app timer
 		// already passed is charged too: rt-app reads the clock before it
-		// decides not to sleep.
+		// decides not to sleep. A kernel thread's way is in its burst.
+		if t.kernel {
+			e.blockEvent(t, ev)
+			return
+		}
 		if d := e.p.CostBlock + e.noise(e.p.NoiseResched); d > 0 {
 			t.work, t.action, t.blockEv = d, actBlock, ev
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"schedlab/sim"
 	"schedlab/workload"
 )
 
@@ -216,4 +217,64 @@ func WithColdCallback(spec *workload.Spec, cold int64) *workload.Spec {
 		s.Tasks[i] = &c
 	}
 	return &s
+}
+
+// The guest's own kernel threads, for the simulation of every VM run
+// (sim.KernelThreads): measured once, from the traces of debian-6.1 above
+// (`schedlab measure --kernel debian-6.1 SCENARIO --cpus 0 --trace`:
+// wakeup-latency 3 s, sleeper-vs-hog, sleeper-under-hogs, wakeup-chain
+// 4 s each; Linux 6.1.0-57-cloud-amd64, one vCPU, 2026-12-01), and held
+// fixed for every kernel and workload (the grace period's length is the
+// kernel's rule, vmCosts.rcuGPTicks). Each is a fair-class nice-0 task
+// woken from the tick's softirq, VMKThreadWake after the jiffy's start
+// (the wakings fall 3–4 µs after it); its run is its traced span from
+// switch-in to switch-out less the engine's context switch on 6.1
+// (VMContextSwitch, 3.2 µs), and it takes no cost_block_ns (its way into
+// schedule() is in the span).
+//
+//   - rcu_preempt, the RCU grace-period kthread: every thread exit queues
+//     a callback (put_task_struct_rcu_user's call_rcu), and at the first
+//     tick after it the kthread is woken to start a grace period, then
+//     again at the tick that ends it, which starts the next at once if
+//     callbacks came meanwhile. In wakeup-latency, 300 callback exits in
+//     3 s, each 66 µs after a fork and 1.3–2.5 ms before a tick, make
+//     601 wakeups: the first tick after each exit and the next. Its span
+//     is 3.79 µs (mean of 628 in the four traces; 3–5 µs): VMRCURun
+//     0.6 µs.
+//   - kcompactd0: every 512 ms to the µs (125 jiffies of HZ/2 put on the
+//     timer wheel's 8-jiffy grain), span 5.64 µs (28): 2.4 µs.
+//   - kworker/0:2 (the CPU's workqueue: vmstat and the like): 11 wakeups
+//     in 3744 ms of sleeper-vs-hog, irregular (8 ms to 1 s apart), so a
+//     period of 340 ms, span 5.96 µs (47): 2.8 µs.
+//   - kworker/u2:2 (the unbound workqueue): 2 intervals of 352 and
+//     1664 ms, a period of 1 s, span 6.92 µs (12): 3.7 µs.
+//
+// The first due time of a periodic thread is drawn from the run's seed.
+// ksoftirqd and migration, once a run, are left out. Not modelled
+// either: the callbacks of other origins (the runner's own start queues
+// some on 6.1 and 6.12, the launcher some before it), which make 3–8 of
+// the grace periods of a trace without thread exits.
+const (
+	VMKThreadWake   = 4000
+	VMRCURun        = 600
+	VMKcompactdRun  = 2400
+	VMKcompactdEach = 512_000_000
+	VMKworkerRun    = 2800
+	VMKworkerEach   = 340_000_000
+	VMUnboundRun    = 3700
+	VMUnboundEach   = 1_000_000_000
+)
+
+// VMKernelThreads is the guest's kernel threads for a kernel whose grace
+// period on one CPU takes gpTicks ticks.
+func VMKernelThreads(gpTicks int64) *sim.KernelThreads {
+	return &sim.KernelThreads{
+		WakeDelay: VMKThreadWake,
+		Periodic: []sim.PeriodicThread{
+			{Comm: "kcompactd0", Run: VMKcompactdRun, Period: VMKcompactdEach},
+			{Comm: "kworker/0:2", Run: VMKworkerRun, Period: VMKworkerEach},
+			{Comm: "kworker/u2:2", Run: VMUnboundRun, Period: VMUnboundEach},
+		},
+		RCU: &sim.RCUThread{Comm: "rcu_preempt", Run: VMRCURun, GPTicks: gpTicks},
+	}
 }

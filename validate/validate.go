@@ -336,12 +336,13 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	set := map[string]int64{sim.ParamTimerIRQ: HostTimerIRQ, sim.ParamIdleExit: HostIdleExit}
 	res.Policy, res.Model = Policy, nil
 	var notes []string
+	var kernel *sim.KernelThreads
 	if v := res.VM; v != nil {
 		m, err := modelForVM(v.Kernel, v.Sched, v.Release, v.HZ)
 		if err != nil {
 			return err
 		}
-		res.Policy, features, set, notes = m.policy, m.features, m.tunables, m.notes
+		res.Policy, features, set, notes, kernel = m.policy, m.features, m.tunables, m.notes, m.kernel
 	}
 	maps.Copy(set, res.SimSet)
 	if res.VM != nil {
@@ -362,7 +363,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	errs := make([]error, res.Runs)
 	pool.Run(res.Runs, 0, func(i int) {
 		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
-			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}})
+			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel})
 	}, nil)
 	res.Sim = nil
 	res.simSamples = &Samples{}

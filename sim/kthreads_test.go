@@ -1,0 +1,168 @@
+package sim_test
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+
+	"schedlab/sim"
+	"schedlab/trace"
+)
+
+// ktConfig is a hog beside a task that runs and exits at the given
+// times (µs), with an RCU kthread and one periodic kernel thread.
+func ktRun(t *testing.T, policy, js string, k *sim.KernelThreads, seed uint64) (*trace.Recorder, sim.Params) {
+	t.Helper()
+	p := sim.DefaultParams()
+	p.TickPhase = 0
+	p.CostResched = 0
+	rec := &trace.Recorder{}
+	run(t, sim.Config{Spec: spec(t, js), Sched: schedConfig(t, policy, 1, nil, nil), Params: p,
+		Duration: 2e8, Seed: seed, Sink: rec, Check: true, Kernel: k})
+	return rec, p
+}
+
+func rcuOnly(gp int64) *sim.KernelThreads {
+	return &sim.KernelThreads{WakeDelay: 4000, RCU: &sim.RCUThread{Comm: "rcu_preempt", Run: 1000, GPTicks: gp}}
+}
+
+// kthreadWakes are the times of the sched_waking (or, for the first,
+// sched_wakeup_new) of comm, and the times of the workload's exits.
+func kthreadWakes(rec *trace.Recorder, comm string) (wakes, exits []int64) {
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Waking && ev.Comm == comm:
+			wakes = append(wakes, ev.TS)
+		case ev.Kind == trace.Exit && !sim.IsKernelPID(ev.PID):
+			exits = append(exits, ev.TS)
+		}
+	}
+	return wakes, exits
+}
+
+// The RCU kthread wakes at the first tick after a thread's exit queues
+// its callback (to start a grace period) and at the tick that ends it,
+// GPTicks later; a callback queued during a grace period makes the end's
+// cleanup start the next, ended one grace period later, with no wakeup of
+// its own; without exits it never wakes.
+func TestRCUKthreadWakesAtTicksAfterExits(t *testing.T) {
+	// (On cfs-6.1 the woken kthread preempts the hog at once, so it is
+	// asleep again at every wakeup, which each make a sched_waking.)
+	for _, pol := range []string{"cfs-6.1"} {
+		for _, gp := range []int64{1, 2} {
+			// Exits at about 10.5 ms and 30.5 ms: far apart.
+			rec, p := ktRun(t, pol, `{"tasks": {"hog": {"run": 1000000},
+				"a": {"loop": 1, "delay": 10000, "run": 500}, "b": {"loop": 1, "delay": 30000, "run": 500}}}`, rcuOnly(gp), 1)
+			tick := p.TickNS()
+			wakes, exits := kthreadWakes(rec, "rcu_preempt")
+			if len(exits) != 2 {
+				t.Fatalf("%s: %d exits, want 2", pol, len(exits))
+			}
+			var want []int64
+			for _, x := range exits {
+				j := (x/tick + 1) * tick
+				want = append(want, j+4000, j+gp*tick+4000)
+			}
+			if !slices.Equal(wakes, want) {
+				t.Errorf("%s, grace period of %d ticks: rcu_preempt woken at %v, want %v (exits at %v)", pol, gp, wakes, want, exits)
+			}
+		}
+	}
+	// Two exits in one jiffy share a grace period; a third during it waits
+	// for the next, which the first one's cleanup starts.
+	rec, p := ktRun(t, "eevdf-6.12", `{"tasks": {"hog": {"run": 1000000},
+		"a": {"loop": 1, "delay": 10000, "run": 300}, "b": {"loop": 1, "delay": 10000, "run": 600},
+		"c": {"loop": 1, "delay": 16000, "run": 100}}}`, rcuOnly(2), 1)
+	tick := p.TickNS()
+	wakes, exits := kthreadWakes(rec, "rcu_preempt")
+	j := (exits[0]/tick + 1) * tick
+	if (exits[1]/tick+1)*tick != j || exits[2] < j+4000 || exits[2] > j+2*tick {
+		t.Fatalf("exits at %v: not two in one jiffy and one in the grace period after (tick %d)", exits, tick)
+	}
+	if want := []int64{j + 4000, j + 2*tick + 4000, j + 4*tick + 4000}; !slices.Equal(wakes, want) {
+		t.Errorf("rcu_preempt woken at %v, want %v (exits at %v)", wakes, want, exits)
+	}
+	rec, _ = ktRun(t, "eevdf-6.12", `{"tasks": {"hog": {"run": 1000000}}}`, rcuOnly(1), 1)
+	if wakes, _ := kthreadWakes(rec, "rcu_preempt"); len(wakes) != 0 {
+		t.Errorf("rcu_preempt woken at %v without any exit", wakes)
+	}
+}
+
+// A kernel thread runs its burst, after the context switch, and sleeps
+// without a blocking call's cost; a periodic one wakes at the first tick
+// at or after each due time, Period apart, from a first due time the seed
+// draws. The same seed gives the same events.
+func TestPeriodicKthread(t *testing.T) {
+	k := &sim.KernelThreads{WakeDelay: 4000, Periodic: []sim.PeriodicThread{{Comm: "kcompactd0", Run: 2000, Period: 48_000_000}}}
+	rec, p := ktRun(t, "cfs-6.1", `{"tasks": {"hog": {"run": 1000000}}}`, k, 3)
+	tick := p.TickNS()
+	wakes, _ := kthreadWakes(rec, "kcompactd0")
+	if len(wakes) != 4 {
+		t.Fatalf("kcompactd0 woken %d times in 200 ms every 48 ms: %v", len(wakes), wakes)
+	}
+	for i, w := range wakes {
+		if (w-4000)%tick != 0 {
+			t.Errorf("wakeup %d at %d ns: not 4 µs after a jiffy", i, w)
+		}
+		if i > 0 && w-wakes[i-1] != 48_000_000 {
+			t.Errorf("wakeups %d ns apart, want 48 ms", w-wakes[i-1])
+		}
+	}
+	// Its stints after a wakeup: switch-in to switch-out is the context
+	// switch and the run (the first, as the run starts, is the switch only).
+	var in int64 = -1
+	woken := false
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Waking && ev.Comm == "kcompactd0":
+			woken = true
+		case ev.Kind == trace.Switch && ev.NextComm == "kcompactd0" && woken:
+			in, woken = ev.TS, false
+		case ev.Kind == trace.Switch && ev.Comm == "kcompactd0" && in >= 0:
+			if d := ev.TS - in; d != p.CostContextSwitch+2000 {
+				t.Errorf("kcompactd0 ran %d ns, want %d", d, p.CostContextSwitch+2000)
+			}
+			in = -1
+		}
+	}
+	text := func(seed uint64) string {
+		rec, _ := ktRun(t, "eevdf-6.12", `{"tasks": {"hog": {"run": 1000000}, "a": {"loop": 1, "delay": 10000, "run": 500}}}`,
+			&sim.KernelThreads{WakeDelay: 4000, Periodic: k.Periodic, RCU: rcuOnly(1).RCU}, seed)
+		var b bytes.Buffer
+		for _, ev := range rec.Events {
+			fmt.Fprintf(&b, "%+v\n", ev)
+		}
+		return b.String()
+	}
+	if a, b, c := text(5), text(5), text(6); a != b {
+		t.Error("same seed, different events")
+	} else if a == c {
+		t.Error("seeds 5 and 6 gave the same events: the periodic thread's phase is not drawn")
+	}
+}
+
+// Every profile runs kernel threads beside a forking, exiting workload
+// with the engine's and the class's invariants checked at every event.
+func TestKthreadsKeepInvariants(t *testing.T) {
+	k := &sim.KernelThreads{WakeDelay: 4000, Periodic: []sim.PeriodicThread{{Comm: "kworker/0:2", Run: 2800, Period: 12_000_000}},
+		RCU: &sim.RCUThread{Comm: "rcu_preempt", Run: 600, GPTicks: 2}}
+	for _, pol := range []string{"cfs-2.6.24", "cfs-2.6.35", "cfs-2.6.36", "cfs-5.10", "cfs-6.1", "eevdf-6.6", "eevdf-6.12", "eevdf-6.18", "eevdf-7.2"} {
+		for _, ncpu := range []int{1, 2} {
+			rec := &trace.Recorder{}
+			e := run(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"instance": 2, "run": 100000},
+				"spawner": {"timer": {"ref": "s", "period": 3000}, "run": 20, "fork": "child"},
+				"child": {"instance": 0, "loop": 1, "run": 300}}}`),
+				Sched: schedConfig(t, pol, ncpu, nil, nil), Params: sim.DefaultParams(), Duration: 3e8, Seed: 2, Sink: rec, Check: true, Kernel: k})
+			ran := map[string]bool{}
+			for pid, ns := range e.TaskRuntime() {
+				if sim.IsKernelPID(int32(pid)) && ns > 0 {
+					ran[fmt.Sprint(pid)] = true
+				}
+			}
+			if len(ran) != 2 {
+				t.Errorf("%s on %d CPUs: %d kernel threads ran, want 2", pol, ncpu, len(ran))
+			}
+		}
+	}
+}
