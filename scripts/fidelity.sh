@@ -8,6 +8,8 @@
 #   REPORT_ONLY=1 scripts/fidelity.sh   re-simulate DIR's kernel runs with
 #                                 this tree's model and rewrite FIDELITY.md
 #                                 (seconds: no VM boots)
+#   KERNEL_THREADS=1 ...          simulate the guest's kernel threads too
+#                                 (fidelity --kernel-threads)
 #
 # Measuring everything takes hours of wall time on a 2-core machine (a
 # case is one boot and 3 runs under TCG); the kernel runs do not depend on
@@ -27,7 +29,9 @@ else
 	for k in $(echo "$kernels" | tr , ' '); do "$bin" kernels fetch --missing "$k"; done
 fi
 body=$(mktemp -t schedlab-fidelity-body.XXXXXX)
-"$bin" fidelity $only --dir "$dir" --kernels "$kernels" --runs 3 --duration 4s --markdown "$body"
+kt=
+if [ -n "${KERNEL_THREADS:-}" ]; then kt=--kernel-threads; fi
+"$bin" fidelity $only $kt --dir "$dir" --kernels "$kernels" --runs 3 --duration 4s --markdown "$body"
 {
 	sed -n '1,/^<!-- generated below -->$/p' FIDELITY.md
 	cat "$body"

@@ -109,8 +109,8 @@ func TestPeriodicKthread(t *testing.T) {
 			t.Errorf("wakeups %d ns apart, want 48 ms", w-wakes[i-1])
 		}
 	}
-	// Its stints after a wakeup: switch-in to switch-out is the context
-	// switch and the run (the first, as the run starts, is the switch only).
+	// Its stints: switch-in to switch-out is the context switch and the
+	// run, with no blocking call's cost.
 	var in int64 = -1
 	woken := false
 	for _, ev := range rec.Events {

@@ -218,11 +218,14 @@ const DefaultHZ = 250
 
 // vmModel is the simulation's configuration for a VM's runs.
 type vmModel struct {
-	policy   string
-	kernel   *sim.KernelThreads
-	features []string
-	tunables map[string]int64
-	notes    []string
+	policy string
+	// kernel is the guest's kernel threads, kernelNote its line of the
+	// model (taken only with GuestKernelThreads).
+	kernel     *sim.KernelThreads
+	kernelNote string
+	features   []string
+	tunables   map[string]int64
+	notes      []string
 }
 
 // modelForVM configures the simulation as the guest kernel reported
@@ -242,8 +245,8 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 		sim.ParamResched: c.resched, sim.ParamIdleResched: c.idleResched,
 		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
 	}, kernel: VMKernelThreads(c.rcuGPTicks),
-		notes: []string{why, "the VM's costs as measured on Linux " + c.release + " (validate.vmCostsByKernel, else VMContextSwitch and the rest)",
-			fmt.Sprintf("the guest's kernel threads (validate.VMKernelThreads): rcu_preempt woken at the tick after a thread exit and at its grace period's end %d tick(s) later, kcompactd0, kworkers every 512, 340 and 1000 ms; not in the samples or the table", c.rcuGPTicks)}}
+		kernelNote: fmt.Sprintf("the guest's kernel threads (validate.VMKernelThreads): rcu_preempt woken at the tick after a thread exit and at its grace period's end %d tick(s) later, kcompactd0 and kworkers every 512, 340 and 1000 ms; not in the samples or the table", c.rcuGPTicks),
+		notes:      []string{why, "the VM's costs as measured on Linux " + c.release + " (validate.vmCostsByKernel, else VMContextSwitch and the rest)"}}
 	hzWhy := fmt.Sprintf("HZ %d (the kernel's CONFIG_HZ when its run was recorded)", hz)
 	if hz == 0 {
 		hz, hzWhy = kernelHZ(k)

@@ -3,7 +3,9 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"schedlab/lab"
@@ -172,5 +174,54 @@ func TestWithColdCallback(t *testing.T) {
 	}
 	if n := len(samples(WithColdCallback(five, VMColdCallback))); n != 5 {
 		t.Errorf("a helper of 5 loops fired %d callbacks", n)
+	}
+}
+
+// With the guest's kernel threads on, a VM run's simulation runs them
+// (its model says so) but leaves them out of the shares, and the same
+// seed gives the same figures.
+func TestGuestKernelThreadsLeftOutOfShares(t *testing.T) {
+	b, err := os.ReadFile("../validation/fidelity/debian-6.12/sigev-thread.json")
+	if err != nil {
+		t.Skip(err)
+	}
+	load := func() *Result {
+		var res Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		return &res
+	}
+	GuestKernelThreads = true
+	defer func() { GuestKernelThreads = false }()
+	a, c := load(), load()
+	if err := Resimulate(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := Resimulate(c); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(a.Model, func(s string) bool { return strings.Contains(s, "kernel threads") }) {
+		t.Errorf("model %q does not name the kernel threads", a.Model)
+	}
+	for _, r := range a.Sim {
+		for comm := range r.Shares {
+			if comm == "rcu_preempt" || strings.HasPrefix(comm, "kworker") || comm == "kcompactd0" {
+				t.Errorf("kernel thread %s has a share", comm)
+			}
+		}
+	}
+	ja, _ := json.Marshal(a.Sim)
+	jc, _ := json.Marshal(c.Sim)
+	if string(ja) != string(jc) {
+		t.Error("the same case simulated twice gave different figures")
+	}
+	GuestKernelThreads = false
+	d := load()
+	if err := Resimulate(d); err != nil {
+		t.Fatal(err)
+	}
+	if jd, _ := json.Marshal(d.Sim); string(jd) == string(ja) {
+		t.Error("the kernel threads changed nothing in sigev-thread's simulation (its callbacks exit every 10 ms)")
 	}
 }

@@ -342,7 +342,11 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		if err != nil {
 			return err
 		}
-		res.Policy, features, set, notes, kernel = m.policy, m.features, m.tunables, m.notes, m.kernel
+		res.Policy, features, set, notes = m.policy, m.features, m.tunables, m.notes
+		if GuestKernelThreads {
+			kernel = m.kernel
+			notes = append(notes, m.kernelNote)
+		}
 	}
 	maps.Copy(set, res.SimSet)
 	if res.VM != nil {

@@ -12,13 +12,14 @@ import (
 	"schedlab/fidelity"
 	"schedlab/internal/outfile"
 	"schedlab/lab"
+	"schedlab/validate"
 	"schedlab/vm"
 )
 
 func fidelityCmd() *cobra.Command {
 	var kernels, duration, mdPath, dir string
 	var runs int
-	var again, reportOnly bool
+	var again, reportOnly, kthreads bool
 	cmd := &cobra.Command{
 		Use:   "fidelity",
 		Short: "Judge the simulator by real kernels: a suite of workloads and toggles in VMs beside the simulation",
@@ -57,6 +58,7 @@ and whether each toggle moves the simulation the way it moves the kernel.`,
 					return &lab.InputError{Err: fmt.Errorf("--markdown: %w", err)}
 				}
 			}
+			validate.GuestKernelThreads = kthreads
 			cases := fidelity.Suite(infos)
 			if !reportOnly {
 				ctx, cancel := hostContext(24 * time.Hour)
@@ -92,6 +94,7 @@ and whether each toggle moves the simulation the way it moves the kernel.`,
 	f.StringVar(&dir, "dir", "fidelity-results", "keep each case's kernel runs in `DIR`")
 	f.BoolVar(&again, "again", false, "measure cases again even when DIR has them")
 	f.BoolVar(&reportOnly, "report-only", false, "measure nothing: judge the simulation against the kernel runs in DIR")
+	f.BoolVar(&kthreads, "kernel-threads", false, "simulate the guest's kernel threads too (rcu_preempt, kcompactd, kworkers: validate.VMKernelThreads)")
 	f.StringVar(&mdPath, "markdown", "", "write the report (FIDELITY.md's body) to `FILE`")
 	return cmd
 }
