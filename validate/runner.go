@@ -47,8 +47,8 @@ import (
 // and 17 at its end (the launcher's stop, below); none falls mid-run.
 // The kernel's own threads (rcu_preempt, kworkers, kcompactd, ksoftirqd)
 // took 0.008–0.085 % of the CPU mid-run, in runs of 4–7 µs at ticks, and
-// delayed none of the 1982 workload wakeups mid-run: they are not modelled
-// (docs/vm.md).
+// delayed none of the 1982 workload wakeups mid-run: they are modelled
+// below (VMKernelThreads) but only simulated with GuestKernelThreads.
 //
 // Not modelled either, the launcher's stop: at the run's end the guest's
 // init (the launcher, host.Run's killSession) walks /proc for the
