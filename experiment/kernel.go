@@ -345,6 +345,10 @@ func KeptKernel(exps []*Experiment, results []*Result, data []byte, file string)
 			results[i].Kernel = &col
 			for ri, r := range e.Rows {
 				kr := &KernelRow{Release: col.Release, Why: "not in the kept column"}
+				// A row no kernel can run needs no kept run to say so.
+				if _, why, _ := e.kernelRun(r, col.Sched); why != "" {
+					kr.Why = "not expressible: " + why
+				}
 				for _, krow := range ke.Rows {
 					if krow.Config == r.Config && krow.Kernel != nil {
 						kr = krow.Kernel
