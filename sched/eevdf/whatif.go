@@ -108,7 +108,10 @@ func (c *EEVDF) startNicePenalty(env sched.RQ, parent, child *sched.Task) {
 		}
 	}
 	penalize(child)
-	if parent != nil {
+	// The parent runs on env: a parent whose queue is another CPU's
+	// (none in the engine's forks) is left alone rather than reweighted
+	// from the wrong CPU.
+	if parent != nil && taskSE(parent).q.cpu == c.cpus[env.CPU()] {
 		penalize(parent)
 	}
 }

@@ -1,10 +1,13 @@
 package eevdf
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"schedlab/sched"
 	"schedlab/sim"
+	"schedlab/trace"
 )
 
 // forkFrom sets up three nice-0 tasks queued at one V (base), lets the
@@ -194,5 +197,33 @@ func TestWhatIfsKeepInvariants(t *testing.T) {
 				runSim(t, sim.Config{Spec: spec(t, mixed), Sched: cfg, Duration: 1e9, Seed: 5, Check: true})
 			}
 		}
+	}
+}
+
+// The what-ifs act at forks only: on a workload without forks, both on
+// give the event stream of both off (the chain marks are kept but never
+// read); on the mixed workload, whose timer's helper forks, they change it.
+func TestWhatIfsActAtForksOnly(t *testing.T) {
+	noForks := strings.Replace(mixed, `"helper": {"timer": {"ref": "t", "period": 7000, "notify": "thread"}, "run": 30, "fork": "cb"},
+	"cb": {"instance": 0, "loop": 1, "run": {"dist": "uniform", "min": 10, "max": 500}}`,
+		`"helper": {"timer": {"ref": "t", "period": 7000}, "run": 30}`, 1)
+	if noForks == mixed {
+		t.Fatal("the mixed workload changed: update the fork-free copy")
+	}
+	events := func(js string, on bool) string {
+		rec := &trace.Recorder{}
+		cfg := config(t, "eevdf-6.18", 1, map[string]bool{TimerForkExpedited: on, StartNice: on}, nil)
+		runSim(t, sim.Config{Spec: spec(t, js), Sched: cfg, Duration: 5e8, Seed: 9, Sink: rec})
+		var b strings.Builder
+		for _, ev := range rec.Events {
+			fmt.Fprintf(&b, "%+v\n", ev)
+		}
+		return b.String()
+	}
+	if events(noForks, false) != events(noForks, true) {
+		t.Error("without forks, the what-ifs changed the event stream")
+	}
+	if events(mixed, false) == events(mixed, true) {
+		t.Error("with forks from a timer's helper, the what-ifs changed nothing")
 	}
 }
