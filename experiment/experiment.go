@@ -376,6 +376,27 @@ func checkPreemptTick() *Experiment {
 	}
 }
 
+// The what-if rows' notes: no kernel has either feature.
+const (
+	tfeNote       = "what-if, reconstruction R1: a fork from a timer wakeup chain joins with its parent's lag and a wakeup's full request"
+	startNiceNote = "what-if, reconstruction R1: parent and child run at nice+3 (weight 526) until their next deschedule"
+)
+
+// tfeClaim is seed 000's claim, that TIMER_FORK_EXPEDITED cuts the
+// average, asked of the what-if on EEVDF version ver.
+func tfeClaim(ver string) Claim {
+	return orderClaim("what-if, average, "+ver+": TIMER_FORK_EXPEDITED cuts it (as in seed 000, 4000 -> 160 us on 2.6.35)", avgOf, "avg us",
+		"eevdf-"+ver, ver+" TIMER_FORK_EXP")
+}
+
+// startNiceClaim is seed 002's NO_START_DEBIT > START_NICE, asked of the
+// what-if on EEVDF version ver (PLACE_DEADLINE_INITIAL, the default, in
+// NO_START_DEBIT's place).
+func startNiceClaim(ver string) Claim {
+	return orderClaim("what-if, average, "+ver+": PLACE_DEADLINE_INITIAL > START_NICE (as NO_START_DEBIT > START_NICE in seed 002)", avgOf, "avg us",
+		"eevdf-"+ver, ver+" START_NICE")
+}
+
 // eevdfToday asks the seeds' question of today's kernels: the SIGEV_THREAD
 // test under make -j10 on EEVDF, which replaced CFS in 6.6, and the one
 // seed feature that has a meaning there without new code: START_DEBIT's
@@ -384,7 +405,8 @@ func checkPreemptTick() *Experiment {
 // debit a fork pays (a reconstruction of the correspondence, not a
 // kernel's claim). No mail measured EEVDF: the paper column is empty and
 // the claims are what the mails would predict. TIMER_FORK_EXPEDITED and
-// START_NICE are not ported (EXPERIMENTS.md, eevdf-today).
+// START_NICE are ported as what-ifs (sched/eevdf/whatif.go, reconstruction
+// R1): no kernel has them, so their rows have no real-kernel figure.
 func eevdfToday() *Experiment {
 	return &Experiment{
 		ID:       "eevdf-today",
@@ -408,6 +430,13 @@ func eevdfToday() *Experiment {
 				Note: "reconstruction: START_DEBIT's counterpart, a fork's first deadline a whole slice away"},
 			{Config: "7.2 NO_PLACE_DL_INIT", Policy: "eevdf-7.2", Features: "NO_PLACE_DEADLINE_INITIAL",
 				Note: "reconstruction: START_DEBIT's counterpart, a fork's first deadline a whole slice away"},
+			// The two RFC features ported as what-ifs (sched/eevdf/whatif.go).
+			{Config: "6.12 TIMER_FORK_EXP", Policy: "eevdf-6.12", Features: "TIMER_FORK_EXPEDITED", Note: tfeNote},
+			{Config: "6.18 TIMER_FORK_EXP", Policy: "eevdf-6.18", Features: "TIMER_FORK_EXPEDITED", Note: tfeNote},
+			{Config: "7.2 TIMER_FORK_EXP", Policy: "eevdf-7.2", Features: "TIMER_FORK_EXPEDITED", Note: tfeNote},
+			{Config: "6.12 START_NICE", Policy: "eevdf-6.12", Features: "START_NICE", Note: startNiceNote},
+			{Config: "6.18 START_NICE", Policy: "eevdf-6.18", Features: "START_NICE", Note: startNiceNote},
+			{Config: "7.2 START_NICE", Policy: "eevdf-7.2", Features: "START_NICE", Note: startNiceNote},
 		},
 		Claims: []Claim{
 			orderClaim("average, 6.12: NO_PLACE_DEADLINE_INITIAL > PLACE_DEADLINE_INITIAL (as START_DEBIT > NO_START_DEBIT in seed 002)", avgOf, "avg us",
@@ -416,6 +445,10 @@ func eevdfToday() *Experiment {
 				"6.18 NO_PLACE_DL_INIT", "eevdf-6.18"),
 			orderClaim("average, 7.2: NO_PLACE_DEADLINE_INITIAL > PLACE_DEADLINE_INITIAL (as START_DEBIT > NO_START_DEBIT in seed 002)", avgOf, "avg us",
 				"7.2 NO_PLACE_DL_INIT", "eevdf-7.2"),
+			// What-ifs: the direction of seed 000's and seed 002's claims,
+			// not their size (a 2.6.35 sleeper credit has no EEVDF twin).
+			tfeClaim("6.12"), tfeClaim("6.18"), tfeClaim("7.2"),
+			startNiceClaim("6.12"), startNiceClaim("6.18"), startNiceClaim("7.2"),
 		},
 		Noise: mailsNoise, NoiseNote: mailsNoiseNote + " (no EEVDF kernel was measured by the mails: their spread is borrowed)",
 	}

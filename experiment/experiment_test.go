@@ -115,7 +115,8 @@ func TestRowLabelsAreTheDesigns(t *testing.T) {
 		"start-nice":         {"START_DEBIT", "NO_START_DEBIT", "START_NICE@R1", "START_NICE@R2"},
 		"fair-user-sched":    {"FAIR_USER_SCHED", "FAIR_USER_SCHED+fix", "no-groups", "same-uid"},
 		"check-preempt-tick": {"mainline", "check_preempt", "min_gran", "both"},
-		"eevdf-today":        {"eevdf-6.6", "eevdf-6.12", "eevdf-6.18", "eevdf-7.2", "6.12 NO_PLACE_DL_INIT", "6.18 NO_PLACE_DL_INIT", "7.2 NO_PLACE_DL_INIT"},
+		"eevdf-today": {"eevdf-6.6", "eevdf-6.12", "eevdf-6.18", "eevdf-7.2", "6.12 NO_PLACE_DL_INIT", "6.18 NO_PLACE_DL_INIT", "7.2 NO_PLACE_DL_INIT",
+			"6.12 TIMER_FORK_EXP", "6.18 TIMER_FORK_EXP", "7.2 TIMER_FORK_EXP", "6.12 START_NICE", "6.18 START_NICE", "7.2 START_NICE"},
 	}
 	for _, e := range All() {
 		w := want[e.ID]

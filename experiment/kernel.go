@@ -21,7 +21,9 @@ import (
 // has few of the mails' switches: the features it still has, a tunable,
 // and task groups, which the runner makes cgroups. The RFC features were
 // never merged, and the 2010 patches (CPT_FIX, the sleeper credit of 2008)
-// are no switch of a later kernel, so their rows are not expressible.
+// are no switch of a later kernel, so their rows are not expressible; nor
+// are eevdf-today's what-ifs (TIMER_FORK_EXPEDITED and START_NICE ported
+// to EEVDF), which are schedlab's own.
 
 // kernelSwitches are, per fair class of a real kernel (vm.Kernel.Sched),
 // the sched features a row may write to it, with the value each has
@@ -137,6 +139,7 @@ func (e *Experiment) kernelRun(r Row, schedClass string) (run KernelRun, why str
 		return run, fmt.Sprintf("no switches known for a %s kernel", schedClass), nil
 	}
 	feats := maps.Clone(sw.features)
+	prof, _ := sched.Lookup(e.policy(r))
 	apply := func(list string, own bool) string {
 		for _, f := range strings.Split(list, ",") {
 			if f == "" {
@@ -146,6 +149,9 @@ func (e *Experiment) kernelRun(r Row, schedClass string) (run KernelRun, why str
 			if _, ok := feats[name]; ok {
 				feats[name] = !strings.HasPrefix(f, "NO_")
 				continue
+			}
+			if own && prof != nil && prof.Feature(name) != nil && prof.Feature(name).WhatIf {
+				return fmt.Sprintf("%s is a what-if of schedlab's (a reconstruction): no kernel has such a feature", f)
 			}
 			if own {
 				return fmt.Sprintf("%s is no sched feature of a %s kernel", f, schedClass)
@@ -160,7 +166,6 @@ func (e *Experiment) kernelRun(r Row, schedClass string) (run KernelRun, why str
 	if why := apply(r.Features, true); why != "" {
 		return run, why, nil
 	}
-	prof, _ := sched.Lookup(e.policy(r))
 	set := map[string]int64{}
 	for _, name := range sw.tunables {
 		if prof != nil {
@@ -340,6 +345,10 @@ func KeptKernel(exps []*Experiment, results []*Result, data []byte, file string)
 			results[i].Kernel = &col
 			for ri, r := range e.Rows {
 				kr := &KernelRow{Release: col.Release, Why: "not in the kept column"}
+				// A row no kernel can run needs no kept run to say so.
+				if _, why, _ := e.kernelRun(r, col.Sched); why != "" {
+					kr.Why = "not expressible: " + why
+				}
 				for _, krow := range ke.Rows {
 					if krow.Config == r.Config && krow.Kernel != nil {
 						kr = krow.Kernel

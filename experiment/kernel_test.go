@@ -174,6 +174,29 @@ func TestKernelColumnEEVDF(t *testing.T) {
 	}
 }
 
+// eevdf-today on an EEVDF kernel: the kernels and PLACE_DEADLINE_INITIAL's
+// rows run; the what-ifs' rows do not, and say that no kernel has them.
+func TestKernelColumnWhatIfs(t *testing.T) {
+	res, _ := kernelRows(t, "EEVDF", "eevdf-today")
+	n := 0
+	for _, row := range res[0].Rows {
+		whatIf := strings.Contains(row.Config, "TIMER_FORK_EXP") || strings.Contains(row.Config, "START_NICE")
+		k := row.Kernel
+		if k.Expressible == whatIf {
+			t.Errorf("%s: expressible %v (%s)", row.Config, k.Expressible, k.Why)
+		}
+		if whatIf {
+			n++
+			if !strings.Contains(k.Why, "what-if") || !strings.Contains(k.Why, "no kernel has such a feature") {
+				t.Errorf("%s: %q", row.Config, k.Why)
+			}
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d what-if rows, want 6", n)
+	}
+}
+
 // Without the column nothing of it is in the JSON.
 func TestNoKernelNoKey(t *testing.T) {
 	e := quick(t, "fork-expedited")

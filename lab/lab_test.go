@@ -309,3 +309,39 @@ func TestWorkloadLoopIsInputError(t *testing.T) {
 		t.Fatalf("got %v, want an input error saying the workload makes no progress", err)
 	}
 }
+
+// A what-if feature (schedlab's own, in no kernel) is in a run's report
+// only when it is on, with its tunables and its reconstruction line; off,
+// the report is the kernel's, as before the what-if existed.
+func TestWhatIfsReportedOnlyWhenOn(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		req := load(t, "wakeup-latency", nil)
+		req.Policy, req.Duration = "eevdf-6.18", 100*time.Millisecond
+		if on {
+			req.Features = []string{"START_NICE"}
+		}
+		oc, err := Simulate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := oc.Report
+		_, feat := r.Features["START_NICE"]
+		_, expFeat := r.Features["TIMER_FORK_EXPEDITED"]
+		_, tun := r.Tunables["start_nice_delta"]
+		_, def := r.DefaultTunables["start_nice_end"]
+		if feat != on || tun != on || def != on || expFeat {
+			t.Errorf("START_NICE on=%v: reported START_NICE %v, TIMER_FORK_EXPEDITED %v, start_nice_delta %v, default start_nice_end %v",
+				on, feat, expFeat, tun, def)
+		}
+		want := []string(nil)
+		if on {
+			want = []string{"START_NICE@R1 (start_nice_delta=3 start_nice_end=0)"}
+		}
+		if !slices.Equal(r.Reconstructions, want) {
+			t.Errorf("START_NICE on=%v: reconstructions %q, want %q", on, r.Reconstructions, want)
+		}
+		if _, ok := r.Features["PLACE_LAG"]; !ok {
+			t.Error("a kernel feature left the report")
+		}
+	}
+}

@@ -70,6 +70,17 @@ func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error
 	if !cfg.Spec.HasTimer() {
 		r.NoTimer = "no timer in this workload"
 	}
+	// A what-if that is off is no part of the kernel the run models: the
+	// report stays what it was before the what-if existed.
+	if off := cfg.Sched.WhatIfOff(); len(off) > 0 {
+		r.Features, r.DefaultFeatures = maps.Clone(r.Features), maps.Clone(r.DefaultFeatures)
+		for _, name := range off {
+			delete(r.Features, name)
+			delete(r.DefaultFeatures, name)
+			delete(r.Tunables, name)
+			delete(r.DefaultTunables, name)
+		}
+	}
 	// A higher class's sysctls are every profile's, but a report names
 	// them only for a workload with tasks in that class: a fair-only
 	// run's report stays what it was before classes stacked.

@@ -22,6 +22,31 @@ type Feature struct {
 	// Unknown, if set, says why the feature cannot be simulated: it is
 	// listed (its name is known) but turning it on is refused.
 	Unknown string
+	// WhatIf features are schedlab's own, in no kernel of the profile's
+	// generation (an unmerged patch ported to a later class): a run's
+	// report names one, and the tunables named after it, only when it is
+	// on, so that the profile's reports stay the kernel's.
+	WhatIf bool
+}
+
+// WhatIfOff lists the names of the what-if features that are off in c
+// and of their tunables (named after the feature, as Reconstructions
+// reads them): what a run's report leaves out.
+func (c *Config) WhatIfOff() []string {
+	var out []string
+	for _, f := range c.Profile.Features {
+		if !f.WhatIf || c.Features[f.Name] {
+			continue
+		}
+		out = append(out, f.Name)
+		prefix := strings.ToLower(f.Name) + "_"
+		for _, t := range c.Profile.Tunables {
+			if strings.HasPrefix(t.Name, prefix) {
+				out = append(out, t.Name)
+			}
+		}
+	}
+	return out
 }
 
 // Tunable is one numeric knob: a sysctl (spelled as in /proc/sys/kernel), a

@@ -28,7 +28,7 @@ type entity struct {
 	idleCounted bool // counted in q.idleNr (a SCHED_IDLE task when queued)
 
 	// State of the 2010 RFC reconstructions (rfc.go).
-	marks     marks
+	marks     sched.WakeMarks
 	startNice bool   // running at START_NICE's temporary weight
 	sumAtFork uint64 // sumExec when the START_NICE penalty began
 }
@@ -291,7 +291,7 @@ func (q *cfsRQ) subLoad(w uint64) { q.load.Weight -= w; q.load.Inv = 0 }
 func (c *CFS) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	v := q.minV
 	// R1: an expedited fork is placed as a waking sleeper.
-	if initial && se.marks.forkExpedited && (c.rfc.ife || c.rfc.tfe) {
+	if initial && se.marks.ForkExpedited && (c.rfc.ife || c.rfc.tfe) {
 		initial = false
 	}
 	// The current period is already promised to the queued tasks: a new
@@ -783,7 +783,7 @@ func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 		se.vruntime = q.minV
 	}
 	if parent != nil {
-		se.marks = marks{forkExpedited: c.forkExpedited(taskSE(parent))}
+		se.marks = sched.WakeMarks{ForkExpedited: c.forkExpedited(taskSE(parent))}
 	}
 	if c.rfc.startNice {
 		c.startNicePenalty(env, se)

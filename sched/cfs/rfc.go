@@ -85,18 +85,6 @@ func rfcTunables() []sched.Tunable {
 	}
 }
 
-// marks are the wakeup-chain marks of reconstruction R1: direct marks say
-// the task's own last wakeup came from the timer or input subsystem, chain
-// marks that a marked task woke it.
-type marks struct {
-	wakeTimer, wakeInteractive bool // direct (the task's sched_wake_*)
-	seTimer, seInteractive     bool // chain (se.timer, se.interactive)
-	forkExpedited              bool
-}
-
-func (m *marks) timer() bool       { return m.wakeTimer || m.seTimer }
-func (m *marks) interactive() bool { return m.wakeInteractive || m.seInteractive }
-
 // rfc holds the switches of the RFC features for one run.
 type rfc struct {
 	interactive, timer     bool
@@ -130,47 +118,30 @@ func newRFC(cfg *sched.Config) rfc {
 	return r
 }
 
-// markWakeup sets t's marks for a wakeup (R1, direct and chain marks): the
-// source marks the wakee directly; a marked waker passes its mark along the
-// chain when the feature is on. New-task wakeups never propagate.
+// markWakeup sets t's marks for a wakeup (sched.WakeMarks, R1): the
+// chains propagate only with INTERACTIVE or TIMER on.
 func (c *CFS) markWakeup(se *entity, w sched.WakeInfo) {
-	m := &se.marks
-	switch w.Source {
-	case sched.WakeTimer:
-		m.wakeTimer = true
-	case sched.WakeInput:
-		m.wakeInteractive = true
-	case sched.WakeTask:
-		if w.Waker == nil {
-			return
-		}
-		wm := &taskSE(w.Waker).marks
-		if c.rfc.timer && wm.timer() {
-			m.seTimer = true
-		}
-		if c.rfc.interactive && wm.interactive() {
-			m.seInteractive = true
-		}
+	var waker *sched.WakeMarks
+	if w.Waker != nil {
+		waker = &taskSE(w.Waker).marks
 	}
+	se.marks.Wakeup(w, waker, c.rfc.timer, c.rfc.interactive)
 }
 
 // clearMarks forgets a task's marks when it blocks (R1, clearing).
-func clearMarks(se *entity) {
-	fe := se.marks.forkExpedited
-	se.marks = marks{forkExpedited: fe}
-}
+func clearMarks(se *entity) { se.marks.Clear() }
 
 // chainBuddy is the effect of INTERACTIVE and TIMER: a marked wakee becomes
 // the next buddy whatever NEXT_BUDDY and the queue length say.
 func (c *CFS) chainBuddy(se *entity) bool {
-	return (c.rfc.timer && se.marks.timer()) || (c.rfc.interactive && se.marks.interactive())
+	return (c.rfc.timer && se.marks.Timer()) || (c.rfc.interactive && se.marks.Interactive())
 }
 
 // forkExpedited decides, in the parent's context, whether the child's first
 // placement is a wakeup's: the boost is not transferable, so the child
 // starts with no marks of its own.
 func (c *CFS) forkExpedited(parent *entity) bool {
-	return (c.rfc.ife && parent.marks.interactive()) || (c.rfc.tfe && parent.marks.timer())
+	return (c.rfc.ife && parent.marks.Interactive()) || (c.rfc.tfe && parent.marks.Timer())
 }
 
 // startNicePenalty gives se the temporary START_NICE weight, requeueing it

@@ -17,7 +17,7 @@ func forkUnderLoad(t *testing.T, feats map[string]bool) (child int64, parentW, c
 	rq.curr = cl.PickNext(rq)
 	parent := rq.curr
 	q := &cl.cpus[0].root
-	taskSE(parent).marks.wakeTimer = true // woken by a timer, as glibc's SIGEV_THREAD helper
+	taskSE(parent).marks.WakeTimer = true // woken by a timer, as glibc's SIGEV_THREAD helper
 	_ = ts
 	c := newTask(cl, 0)
 	cl.Fork(rq, rq, parent, c)
@@ -155,7 +155,7 @@ func TestTimerChainMarksMakeNextBuddy(t *testing.T) {
 		ts := runnable(cl, rq, 2)
 		rq.curr = cl.PickNext(rq)
 		waker := rq.curr
-		taskSE(waker).marks.wakeTimer = true
+		taskSE(waker).marks.WakeTimer = true
 		u := newTask(cl, 0)
 		taskSE(u).vruntime = taskSE(waker).vruntime + 500000 // no wakeup preemption
 		u.Wake = sched.WakeInfo{Source: sched.WakeTask, Waker: waker}
@@ -165,12 +165,12 @@ func TestTimerChainMarksMakeNextBuddy(t *testing.T) {
 		if got := q.next == taskSE(u); got != on {
 			t.Errorf("TIMER=%v: wakee is next buddy = %v", on, got)
 		}
-		if got := taskSE(u).marks.seTimer; got != on {
+		if got := taskSE(u).marks.SETimer; got != on {
 			t.Errorf("TIMER=%v: chain mark = %v", on, got)
 		}
 		// Blocking clears the marks.
 		cl.Dequeue(rq, u, sched.DequeueSleep)
-		if taskSE(u).marks.timer() {
+		if taskSE(u).marks.Timer() {
 			t.Error("marks survive a block")
 		}
 		_ = ts

@@ -126,6 +126,12 @@ type entity struct {
 
 	sumExec, execStart int64
 
+	// The what-ifs' state (whatif.go): the wakeup-chain marks, and
+	// START_NICE's temporary weight with sumExec when it began.
+	marks     sched.WakeMarks
+	startNice bool
+	sumAtFork int64
+
 	// The Checker's lag account (check.go): the queue's shift when this
 	// entity joined, and the |service lag| it joined with.
 	shift0  int64
@@ -204,6 +210,7 @@ type EEVDF struct {
 	nextBuddy, pickBuddy                             bool
 	delayDequeue, delayZero                          bool
 	wakeupPreemption, hrtick                         bool
+	whatIf                                           whatIf
 
 	// maxSliceSeen is the largest request any entity has had in this run.
 	maxSliceSeen int64
@@ -247,6 +254,7 @@ func build(cfg *sched.Config, ver version) (sched.Class, error) {
 		delayZero:            feat(cfg, DelayZero),
 		wakeupPreemption:     feat(cfg, WakeupPreemption),
 		hrtick:               feat(cfg, HRTick),
+		whatIf:               newWhatIf(cfg),
 	}
 	// normalized_sysctl_sched_base_slice: the unscaled value, which
 	// protection uses without RUN_TO_PARITY.

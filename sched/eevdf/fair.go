@@ -116,6 +116,11 @@ func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 	}
 	c.noteSlice(se.slice)
 	vslice := calcDeltaFair(se.slice, se)
+	// TIMER_FORK_EXPEDITED (what-if R1): the chain's fork joins as a
+	// wakeup, with the lag it took from its parent.
+	if initial && se.marks.ForkExpedited {
+		initial = false
+	}
 	var lag int64
 	if c.placeLag && q.nr > 0 && se.vlag != 0 {
 		// Joining at V − vl with weight w moves V by w·vl/(W+w) towards
@@ -561,6 +566,11 @@ func (c *EEVDF) pickTask(env sched.RQ, r *cpuRQ) *entity {
 func (c *EEVDF) PutPrev(env sched.RQ, prev *sched.Task) {
 	r := c.schedClock(env)
 	r.prev = taskSE(prev)
+	if c.whatIf.startNice {
+		r.picking = true
+		c.endStartNiceAtPut(env, r.prev)
+		r.picking = false
+	}
 }
 
 // schedClock is __schedule()'s update_rq_clock: skipped when a wakeup
@@ -680,6 +690,9 @@ func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 		se.initial = false
 		f |= enqInitial
 	}
+	if f&enqWakeup != 0 && c.whatIf.tfe {
+		c.markWakeup(se, t.Wake)
+	}
 	c.enqueueTask(env, se, f)
 	c.hrtickUpdate(env, r, true)
 }
@@ -695,6 +708,7 @@ func (c *EEVDF) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	f := 0
 	if flags&sched.DequeueSleep != 0 {
 		f = deqSleep
+		se.marks.Clear()
 	}
 	// The running task blocking is dequeued inside schedule(), whose
 	// pick follows: a reschedule asked for now would be cleared with it.
@@ -860,6 +874,9 @@ func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
 			r.reschedFull(env)
 		}
 	}
+	if c.whatIf.startNice {
+		c.endStartNiceAtTick(env, taskSE(curr))
+	}
 }
 
 // hrtickStart arms the hrtick for the rest of se's request (R2).
@@ -953,6 +970,9 @@ func (c *EEVDF) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	r := c.rq(env)
 	se := taskSE(child)
 	se.vruntime, se.vlag, se.relDeadline = 0, 0, false
+	if parent != nil && (c.whatIf.tfe || c.whatIf.startNice) {
+		c.forkWhatIfs(env, r, parent, child)
+	}
 	if !c.ver.forkPlacedTwice {
 		return
 	}
@@ -977,6 +997,7 @@ func (c *EEVDF) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 func (c *EEVDF) SetNice(env sched.RQ, t *sched.Task, nice int) {
 	r := c.rq(env)
 	se := taskSE(t)
+	se.startNice = false // a permanent change ends START_NICE's penalty
 	if se.delayed {
 		c.dequeueEntities(env, se, deqSleep|deqDelayed)
 	}

@@ -125,7 +125,7 @@ func features(gen int) []sched.Feature {
 		}
 		out = append(out, f)
 	}
-	return out
+	return append(out, whatIfFeatures()...)
 }
 
 func tunables(gen int, baseSlice int64) []sched.Tunable {
@@ -141,6 +141,7 @@ func tunables(gen int, baseSlice int64) []sched.Tunable {
 		{Name: GroupShares, Default: 1, Choices: []int64{0, 1}, Reconstruction: "R1",
 			Doc: "SMP group entity weight: 1 shares x this CPU's group load / the group's load on all CPUs (instant, no PELT); 0 full shares on every CPU"},
 	}
+	t = append(t, whatIfTunables()...)
 	if gen == g618 {
 		t = append(t, sched.Tunable{Name: Sublevel, Default: 35, Choices: []int64{2, 35},
 			Doc: "6.18 stable release: 35 (zero_vruntime, max_slice lag clamp, buddy in pick_eevdf, no fork preemption) or 2 (6.18.0-.2)"})
