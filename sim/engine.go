@@ -18,6 +18,7 @@ import (
 	"slices"
 	"time"
 
+	"schedlab/internal/cpumask"
 	"schedlab/internal/freelist"
 	"schedlab/sched"
 	"schedlab/trace"
@@ -94,11 +95,17 @@ type Engine struct {
 	// Many-CPU bookkeeping (smp.go): queued tasks and busy CPUs in all,
 	// and group loads.
 	runnable, busy int
-	groupLoads     map[*sched.Group]*groupLoad
-	groupOrder     []*groupLoad
-	events         uint64
-	traced         uint64
-	err            error
+	// With more than one CPU, the CPUs by state, kept by cpuChanged for
+	// the balancer's searches (smp.go): idle (nothing running or
+	// queued), empty (nothing queued) and, by their task count, those
+	// with a task waiting.
+	idleCPUs, emptyCPUs cpumask.Mask
+	waitingCPUs         *cpumask.Levels
+	groupLoads          map[*sched.Group]*groupLoad
+	groupOrder          []*groupLoad
+	events              uint64
+	traced              uint64
+	err                 error
 
 	// still counts the events dispatched since the clock last advanced
 	// (progress.go); stall holds the threads seen looping once it is
@@ -176,6 +183,13 @@ func New(cfg Config) (*Engine, error) {
 		c.hrtickT = timer{kind: tkHRTick, cpu: c}
 		c.reschedT = timer{kind: tkResched, cpu: c}
 		e.cpus = append(e.cpus, c)
+	}
+	if len(e.cpus) > 1 {
+		e.idleCPUs, e.emptyCPUs = cpumask.New(len(e.cpus)), cpumask.New(len(e.cpus))
+		e.waitingCPUs = cpumask.NewLevels(len(e.cpus))
+		for _, c := range e.cpus {
+			e.cpuChanged(c)
+		}
 	}
 	// Stagger the CPUs' periodic balancing over one interval, as the
 	// kernel's per-CPU next_balance times are: CPUs that balanced in the
@@ -572,6 +586,7 @@ func (e *Engine) schedule(c *CPU) {
 			}
 		}
 		c.curr = next
+		e.cpuChanged(c)
 		if next != nil {
 			e.switchIn(c, next)
 		}
