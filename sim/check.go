@@ -26,7 +26,7 @@ func (e *Engine) checkInvariants() error {
 			ran += t.runtime
 		}
 	}
-	for _, t := range e.alive {
+	for t := range e.alive.all() {
 		ran += t.runtime
 		if t.work < 0 {
 			return fmt.Errorf("task %s (pid %d) has negative work %d", t.st.Comm, t.st.PID, t.work)

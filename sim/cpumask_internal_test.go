@@ -66,13 +66,13 @@ func TestCPUMasksMatchScans(t *testing.T) {
 				if err := e.Advance(now); err != nil {
 					t.Fatal(err)
 				}
-				for _, tk := range e.alive {
+				for _, tk := range e.alive.list {
 					if tk == nil || rng.IntN(4) != 0 {
 						continue
 					}
 					var parent *Task
 					if rng.IntN(2) == 0 {
-						parent = e.alive[rng.IntN(len(e.alive))]
+						parent = e.alive.list[rng.IntN(len(e.alive.list))]
 					}
 					if parent != nil {
 						if got, want := e.selectForkCPU(tk, parent), scanForkCPU(e, tk, parent); got != want {
