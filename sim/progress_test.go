@@ -82,8 +82,8 @@ func TestZeroCostLoopsEndWithAnError(t *testing.T) {
 // with zero costs a fork bomb used to grow without end at time 0.
 func TestForkBombEndsWithAnError(t *testing.T) {
 	if testing.Short() {
-		t.Skip("makes 262144 threads")
+		t.Skip("makes 1048576 threads")
 	}
 	_, err := runBounded(t, `{"tasks": {"a": {"fork": "a"}}}`, 1, map[string]int64{sim.ParamFork: 0, sim.ParamCtxSwitch: 0})
-	wantWorkloadError(t, err, "task a (pid", "with 262144 alive, the most the simulator holds at once", "--pids-max")
+	wantWorkloadError(t, err, "task a (pid", "with 1048576 alive, the most the simulator holds at once", "--pids-max")
 }

@@ -60,7 +60,7 @@ type entry struct {
 }
 
 // idBits bounds the timers armed at once (16.7 million: four per thread
-// of workload.MaxThreads is under a million); seq has the other 40 bits,
+// of workload.MaxThreads is 4.2 million); seq has the other 40 bits,
 // and the queue renumbers when they run out.
 const idBits = 24
 
