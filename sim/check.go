@@ -93,14 +93,14 @@ func (e *Engine) checkCPUMasks() error {
 		return nil
 	}
 	for _, c := range e.cpus {
-		idle, empty := c.curr == nil && c.nr == 0, c.nr == 0
+		idle := c.curr == nil && c.nr == 0
 		waiting := 0
 		if c.nr-e.running(c) >= 1 {
 			waiting = c.nr
 		}
-		if e.idleCPUs.Has(c.id) != idle || e.emptyCPUs.Has(c.id) != empty || e.waitingCPUs.Level(c.id) != waiting {
-			return fmt.Errorf("cpu %d (running %v, %d queued) is filed idle %v, empty %v, waiting at %d",
-				c.id, c.curr != nil, c.nr, e.idleCPUs.Has(c.id), e.emptyCPUs.Has(c.id), e.waitingCPUs.Level(c.id))
+		if e.idleCPUs.Has(c.id) != idle || e.nrCPUs.Level(c.id) != c.nr+1 || e.waitingCPUs.Level(c.id) != waiting {
+			return fmt.Errorf("cpu %d (running %v, %d queued) is filed idle %v, at count %d, waiting at %d",
+				c.id, c.curr != nil, c.nr, e.idleCPUs.Has(c.id), e.nrCPUs.Level(c.id)-1, e.waitingCPUs.Level(c.id))
 		}
 	}
 	return nil

@@ -95,10 +95,10 @@ type Engine struct {
 	runnable, busy int
 	// With more than one CPU, the CPUs by state, kept by cpuChanged for
 	// the balancer's searches (smp.go): idle (nothing running or
-	// queued), empty (nothing queued) and, by their task count, those
-	// with a task waiting.
-	idleCPUs, emptyCPUs cpumask.Mask
-	waitingCPUs         *cpumask.Levels
+	// queued), by their task count (filed at count+1), and, by their
+	// task count, those with a task waiting.
+	idleCPUs            cpumask.Mask
+	nrCPUs, waitingCPUs *cpumask.Levels
 	groupLoads          map[*sched.Group]*groupLoad
 	groupOrder          []*groupLoad
 	events              uint64
@@ -183,8 +183,8 @@ func New(cfg Config) (*Engine, error) {
 		e.cpus = append(e.cpus, c)
 	}
 	if len(e.cpus) > 1 {
-		e.idleCPUs, e.emptyCPUs = cpumask.New(len(e.cpus)), cpumask.New(len(e.cpus))
-		e.waitingCPUs = cpumask.NewLevels(len(e.cpus))
+		e.idleCPUs = cpumask.New(len(e.cpus))
+		e.nrCPUs, e.waitingCPUs = cpumask.NewLevels(len(e.cpus)), cpumask.NewLevels(len(e.cpus))
 		for _, c := range e.cpus {
 			e.cpuChanged(c)
 		}

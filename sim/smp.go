@@ -60,7 +60,7 @@ func (e *Engine) cpuChanged(c *CPU) {
 		return
 	}
 	e.idleCPUs.Set(c.id, c.curr == nil && c.nr == 0)
-	e.emptyCPUs.Set(c.id, c.nr == 0)
+	e.nrCPUs.Set(c.id, c.nr+1)
 	k := 0
 	if c.nr-e.running(c) >= 1 {
 		k = c.nr
@@ -137,13 +137,14 @@ func (e *Engine) sharesCache(a, b int) bool {
 // tasks (SD_BALANCE_FORK's idlest CPU), the parent's CPU on a tie, then the
 // lowest number.
 func (e *Engine) selectForkCPU(t *Task, parent *Task) int {
-	// An empty allowed CPU has the fewest: the parent's if it is one,
-	// else the first.
-	if e.emptyCPUs != nil {
-		if parent != nil && e.emptyCPUs.Has(parent.st.CPU) && t.allowedOn(parent.st.CPU) {
+	// An allowed CPU among those with the fewest tasks of all is the
+	// answer: the parent's if it is one, else the first.
+	if e.nrCPUs != nil {
+		_, fewest := e.nrCPUs.Bottom()
+		if parent != nil && fewest.Has(parent.st.CPU) && t.allowedOn(parent.st.CPU) {
 			return parent.st.CPU
 		}
-		for i := e.emptyCPUs.Next(0, len(e.cpus)); i >= 0; i = e.emptyCPUs.Next(i+1, len(e.cpus)) {
+		for i := fewest.Next(0, len(e.cpus)); i >= 0; i = fewest.Next(i+1, len(e.cpus)) {
 			if t.allowedOn(i) {
 				return i
 			}

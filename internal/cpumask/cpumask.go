@@ -48,9 +48,9 @@ func (m Mask) Next(from, to int) int {
 }
 
 // Levels files each CPU under a level (0: not filed), and finds the
-// lowest-numbered CPU of the highest level: the busiest CPU by its count
+// lowest-numbered CPU of the highest level (the busiest CPU by its count
 // of tasks, lowest number on a tie, as a scan in CPU order would find
-// it. Moving a CPU between levels is O(1); a query looks at the top
+// it) and the CPUs of the lowest (the idlest). Moving a CPU between levels is O(1); a query looks at the top
 // level's words (n/64) and, only when the CPU to leave out is alone
 // there, at the levels below.
 type Levels struct {
@@ -59,6 +59,7 @@ type Levels struct {
 	masks  []Mask // masks[k]: the CPUs at level k ≥ 1 (masks[0] unused)
 	counts []int
 	top    int // the highest level with a CPU, 0 when none
+	bottom int // the lowest level ≥ 1 with a CPU, 0 when none
 }
 
 // NewLevels returns Levels for n CPUs, every one at level 0.
@@ -85,10 +86,28 @@ func (l *Levels) Set(cpu, k int) {
 		l.masks[k].Set(cpu, true)
 		l.counts[k]++
 		l.top = max(l.top, k)
+		if l.bottom == 0 || k < l.bottom {
+			l.bottom = k
+		}
 	}
 	for l.top > 0 && l.counts[l.top] == 0 {
 		l.top--
 	}
+	if l.top == 0 {
+		l.bottom = 0
+	}
+	for l.bottom > 0 && l.counts[l.bottom] == 0 {
+		l.bottom++
+	}
+}
+
+// Bottom returns the lowest level any CPU is filed at (≥ 1), and the
+// mask of the CPUs there; 0 and nil when none is filed.
+func (l *Levels) Bottom() (int, Mask) {
+	if l.bottom == 0 {
+		return 0, nil
+	}
+	return l.bottom, l.masks[l.bottom]
 }
 
 // Level returns cpu's level.

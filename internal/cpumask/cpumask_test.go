@@ -50,6 +50,21 @@ func TestMatchesScan(t *testing.T) {
 			if got := l.Top(except); got != want {
 				t.Fatalf("n=%d step %d: Top(%d) = %d, a scan finds %d (levels %v)", n, step, except, got, want, lv)
 			}
+			low := 0
+			for _, k := range lv {
+				if k > 0 && (low == 0 || k < low) {
+					low = k
+				}
+			}
+			k, bm := l.Bottom()
+			if k != low {
+				t.Fatalf("n=%d step %d: Bottom is level %d, a scan finds %d (levels %v)", n, step, k, low, lv)
+			}
+			for i := 0; k > 0 && i < n; i++ {
+				if bm.Has(i) != (lv[i] == k) {
+					t.Fatalf("n=%d step %d: cpu %d at level %d is %v in the bottom mask of level %d", n, step, i, lv[i], bm.Has(i), k)
+				}
+			}
 		}
 	}
 }
