@@ -65,7 +65,7 @@ type eventQueue struct {
 	h, far heap4
 	timers []*timer // by id; nil: free
 	pos    []int32  // by id: the index of its entry in h or far
-	inFar  []bool   // by id: its entry is in far
+	inFar  []bool   // by id, while split: its entry is in far
 	free   []int32
 	seq    uint64
 	// split: far is in use, and horizon divides the heaps: h holds the
@@ -118,11 +118,15 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		// way in its heap, or to the other one.
 		s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
 		i := int(q.pos[t.id])
-		if !q.inFar[t.id] && !far {
-			q.h.fix(q.pos, i, s)
+		if q.split && (far || q.inFar[t.id]) {
+			q.move(t.id, i, far, s)
 			return
 		}
-		q.move(t.id, i, far, s)
+		if h := q.h; i > 0 && s.less(&h[(i-1)/arity]) {
+			h.up(q.pos, i, s)
+		} else {
+			h.down(q.pos, i, s)
+		}
 		return
 	}
 	if n := len(q.free); n > 0 {
@@ -139,12 +143,16 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	}
 	q.timers[t.id] = t
 	s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
-	q.inFar[t.id] = far
-	if far {
-		q.far.push(q.pos, s)
-		return
+	if q.split {
+		q.inFar[t.id] = far
+		if far {
+			q.far.push(q.pos, s)
+			q.refill() // the near heap may have run dry before
+			return
+		}
 	}
-	q.h.push(q.pos, s)
+	q.h = append(q.h, entry{})
+	q.h.up(q.pos, len(q.h)-1, s)
 	if !q.split && (len(q.h) >= splitAt || q.splitN > 0 && len(q.h) >= q.splitN) {
 		q.splitHeap()
 	}
@@ -160,6 +168,7 @@ func (q *eventQueue) move(id int32, i int, far bool, s entry) {
 	if far {
 		q.h.removeAt(q.pos, i)
 		q.far.push(q.pos, s)
+		q.refill()
 	} else {
 		q.far.removeAt(q.pos, i)
 		q.h.push(q.pos, s)
@@ -184,16 +193,21 @@ func (q *eventQueue) splitHeap() {
 	}
 }
 
-// cancel disarms t.
+// cancel disarms t. (Small, to be inlined: most calls find t unarmed.)
 func (q *eventQueue) cancel(t *timer) {
 	if t.armed() {
-		if q.inFar[t.id] {
-			q.far.removeAt(q.pos, int(q.pos[t.id]))
-		} else {
-			q.h.removeAt(q.pos, int(q.pos[t.id]))
-		}
-		q.release(t)
+		q.disarm(t)
 	}
+}
+
+func (q *eventQueue) disarm(t *timer) {
+	if q.split && q.inFar[t.id] {
+		q.far.removeAt(q.pos, int(q.pos[t.id]))
+	} else {
+		q.h.removeAt(q.pos, int(q.pos[t.id]))
+		q.refill()
+	}
+	q.release(t)
 }
 
 // release frees the number of a timer whose entry is out.
@@ -203,15 +217,21 @@ func (q *eventQueue) release(t *timer) {
 	t.seq = 0
 }
 
-// peek returns the earliest timer without removing it, or nil.
+// peek returns the earliest timer without removing it, or nil. The near
+// heap is empty only when the far one is (refill), so peek stays small
+// enough to be inlined in the engine's loop.
 func (q *eventQueue) peek() *timer {
 	if len(q.h) == 0 {
-		if len(q.far) == 0 {
-			return nil
-		}
-		q.advance()
+		return nil
 	}
 	return q.timers[q.h[0].id()]
+}
+
+// refill gives a near heap left empty the next far timers, if any.
+func (q *eventQueue) refill() {
+	if len(q.h) == 0 && len(q.far) > 0 {
+		q.advance()
+	}
 }
 
 // advance moves the horizon past the earliest far timer, and the far
@@ -239,6 +259,7 @@ func (q *eventQueue) advance() {
 func (q *eventQueue) pop() *timer {
 	t := q.timers[q.h[0].id()]
 	q.h.removeAt(q.pos, 0)
+	q.refill()
 	q.release(t)
 	return t
 }
@@ -349,4 +370,5 @@ func (q *eventQueue) renumber() {
 	for i := range q.far {
 		q.pos[q.far[i].id()], q.inFar[q.far[i].id()] = int32(i), true
 	}
+	q.refill()
 }
