@@ -26,7 +26,7 @@ func (e *Engine) checkInvariants() error {
 			ran += t.runtime
 		}
 	}
-	for _, t := range e.alive {
+	for t := range e.alive.all() {
 		ran += t.runtime
 		if t.work < 0 {
 			return fmt.Errorf("task %s (pid %d) has negative work %d", t.st.Comm, t.st.PID, t.work)
@@ -66,6 +66,9 @@ func (e *Engine) checkInvariants() error {
 			return fmt.Errorf("cpu %d: root load %d, queued tasks weigh %d", c.id, c.rootLoad, root)
 		}
 	}
+	if err := e.checkCPUMasks(); err != nil {
+		return err
+	}
 	if busyCPUs != e.busy || queued != e.runnable {
 		return fmt.Errorf("engine counts %d busy CPUs and %d queued tasks; there are %d and %d", e.busy, e.runnable, busyCPUs, queued)
 	}
@@ -79,6 +82,26 @@ func (e *Engine) checkInvariants() error {
 	}
 	if e.checker != nil {
 		return e.checker.CheckInvariants(e.now, runnable)
+	}
+	return nil
+}
+
+// checkCPUMasks verifies that the CPU masks (cpuChanged) say what a scan
+// of the CPUs says.
+func (e *Engine) checkCPUMasks() error {
+	if e.waitingCPUs == nil {
+		return nil
+	}
+	for _, c := range e.cpus {
+		idle := c.curr == nil && c.nr == 0
+		waiting := 0
+		if c.nr-e.running(c) >= 1 {
+			waiting = c.nr
+		}
+		if e.idleCPUs.Has(c.id) != idle || e.nrCPUs.Level(c.id) != c.nr+1 || e.waitingCPUs.Level(c.id) != waiting {
+			return fmt.Errorf("cpu %d (running %v, %d queued) is filed idle %v, at count %d, waiting at %d",
+				c.id, c.curr != nil, c.nr, e.idleCPUs.Has(c.id), e.nrCPUs.Level(c.id)-1, e.waitingCPUs.Level(c.id))
+		}
 	}
 	return nil
 }

@@ -10,14 +10,13 @@
 package sim
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
 
+	"schedlab/internal/cpumask"
 	"schedlab/internal/freelist"
 	"schedlab/sched"
 	"schedlab/trace"
@@ -70,9 +69,9 @@ type Engine struct {
 	jiffyLo, jiffyHi int64
 	q                eventQueue
 	cpus             []*CPU
-	dirty            []*CPU  // CPUs whose need_resched was set during this event
-	alive            []*Task // tasks created and not yet exited, in creation order
-	created          int     // tasks created so far; the next PID is pidBase+1+created
+	dirty            []*CPU    // CPUs whose need_resched was set during this event
+	alive            liveTasks // tasks created and not yet exited, in creation order (alive.go)
+	created          int       // tasks created so far; the next PID is pidBase+1+created
 	// Exited tasks are released; what reports need of them stays here:
 	// the sum, and each one's runtime by task number (PID − pidBase − 1,
 	// dense since PIDs are handed out in order; −1: alive).
@@ -96,11 +95,17 @@ type Engine struct {
 	// Many-CPU bookkeeping (smp.go): queued tasks and busy CPUs in all,
 	// and group loads.
 	runnable, busy int
-	groupLoads     map[*sched.Group]*groupLoad
-	groupOrder     []*groupLoad
-	events         uint64
-	traced         uint64
-	err            error
+	// With more than one CPU, the CPUs by state, kept by cpuChanged for
+	// the balancer's searches (smp.go): idle (nothing running or
+	// queued), by their task count (filed at count+1), and, by their
+	// task count, those with a task waiting.
+	idleCPUs            cpumask.Mask
+	nrCPUs, waitingCPUs *cpumask.Levels
+	groupLoads          map[*sched.Group]*groupLoad
+	groupOrder          []*groupLoad
+	events              uint64
+	traced              uint64
+	err                 error
 
 	// still counts the events dispatched since the clock last advanced
 	// (progress.go); stall holds the threads seen looping once it is
@@ -183,6 +188,13 @@ func New(cfg Config) (*Engine, error) {
 		c.reschedT = timer{kind: tkResched, cpu: c}
 		e.cpus = append(e.cpus, c)
 	}
+	if len(e.cpus) > 1 {
+		e.idleCPUs = cpumask.New(len(e.cpus))
+		e.nrCPUs, e.waitingCPUs = cpumask.NewLevels(len(e.cpus)), cpumask.NewLevels(len(e.cpus))
+		for _, c := range e.cpus {
+			e.cpuChanged(c)
+		}
+	}
 	// Stagger the CPUs' periodic balancing over one interval, as the
 	// kernel's per-CPU next_balance times are: CPUs that balanced in the
 	// same instant would undo each other's moves.
@@ -257,13 +269,13 @@ func (e *Engine) CPUTime() (busy, idle []int64) {
 
 // TaskRuntime returns the CPU time each task received, by PID.
 func (e *Engine) TaskRuntime() map[int]int64 {
-	m := make(map[int]int64, len(e.alive)+len(e.deadRuntimeByID))
+	m := make(map[int]int64, e.alive.len()+len(e.deadRuntimeByID))
 	for i, ns := range e.deadRuntimeByID {
 		if ns >= 0 {
 			m[pidBase+1+i] = ns
 		}
 	}
-	for _, t := range e.alive {
+	for t := range e.alive.all() {
 		m[t.st.PID] = t.runtime
 	}
 	return m
@@ -579,6 +591,7 @@ func (e *Engine) schedule(c *CPU) {
 			}
 		}
 		c.curr = next
+		e.cpuChanged(c)
 		if next != nil {
 			e.switchIn(c, next)
 		}
@@ -686,7 +699,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 		// The exec() that makes the new process the workload's program.
 		t.work = e.p.CostExec
 	}
-	e.alive = append(e.alive, t)
+	e.alive.add(t)
 	return t
 }
 
@@ -859,11 +872,7 @@ func (e *Engine) exit(t *Task) {
 	t.state = stDead
 	// Its task_struct is freed after a grace period.
 	e.rcuCallback()
-	// alive is in creation order, which is PID order: a binary search
-	// finds t among 100,000 tasks in 17 steps, where a scan took 50,000.
-	if i, ok := slices.BinarySearchFunc(e.alive, t.st.PID, func(a *Task, pid int) int { return cmp.Compare(a.st.PID, pid) }); ok {
-		e.alive = slices.Delete(e.alive, i, i+1)
-	}
+	e.alive.remove(t)
 	c.schedNow()
 }
 
@@ -896,21 +905,11 @@ func (e *Engine) resumeTarget(ev *workload.Event) *Task {
 	if len(comm) > 15 {
 		comm = comm[:15]
 	}
-	for _, t := range e.alive {
-		if t.st.Comm == comm {
-			return t
-		}
+	var def *workload.Task
+	if ev.TargetDef >= 0 {
+		def = e.spec.Tasks[ev.TargetDef]
 	}
-	if ev.TargetDef < 0 {
-		return nil
-	}
-	def := e.spec.Tasks[ev.TargetDef]
-	for _, t := range e.alive {
-		if t.def == def {
-			return t
-		}
-	}
-	return nil
+	return e.alive.first(comm, def)
 }
 
 // maxDraw is the longest a random duration is drawn: twice the longest

@@ -202,7 +202,7 @@ func (e *Engine) newKthread(kt *kthread) {
 	t.threadLoops, t.phase, t.action = -1, -1, actStep
 	t.state, t.suspended = stSleeping, true // (rqAdd leaves the state alone)
 	// The live list is in PID order, and kernel PIDs come first.
-	e.alive = append(e.alive, t)
+	e.alive.add(t)
 	kt.task = t
 	c := e.cpus[0]
 	c.sync()

@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"errors"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"schedlab/sched"
 	"schedlab/workload"
 )
 
@@ -50,5 +53,34 @@ func TestJiffiesDoNotWrap(t *testing.T) {
 				t.Errorf("HZ %d: jiffyStart(%d) = %d, want %v", hz, k+1, got, start)
 			}
 		}
+	}
+}
+
+// Forks that never end are bounded as --pids-max bounds them on the host:
+// a fork bomb whose forks take time ends with an input error when the
+// live threads reach the bound (workload.MaxThreads, here 3,000 so that
+// the test is short).
+func TestLiveThreadsAreBounded(t *testing.T) {
+	sp, err := workload.Parse("bomb.json", []byte(`{"tasks": {"a": {"fork": "a", "run": 10}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := sched.Lookup("cfs-2.6.35")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := prof.NewConfig(4, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Config{Spec: sp, Sched: cfg, Params: DefaultParams(), Duration: 10e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.maxThreads = 3000
+	_, err = e.Run()
+	var we *WorkloadError
+	if !errors.As(err, &we) || !strings.Contains(err.Error(), "with 3000 alive, the most the simulator holds at once") || !strings.Contains(err.Error(), "--pids-max") {
+		t.Fatalf("a fork bomb ends with %v", err)
 	}
 }

@@ -37,3 +37,33 @@ func TestLateFirstTimerIsArmedAtOnce(t *testing.T) {
 		t.Fatal("the run has not ended after a minute of wall time")
 	}
 }
+
+// A million threads from one definition start (issue 16; the input
+// limit was 100,000 a definition): each is created, placed and queued,
+// and the first ones run. Not with -short: it takes about a GB and some
+// seconds.
+func TestMillionTasksFromOneDefinition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 1,000,000 threads (about 1 GB)")
+	}
+	e, err := sim.New(sim.Config{Spec: spec(t, `{"tasks": {"t": {"instance": 1000000, "run": 500, "sleep": 1000000}}}`),
+		Sched: schedConfig(t, "cfs-2.6.35", 64, nil, nil), Params: sim.DefaultParams(), Duration: 20e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := e.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 CPUs for 20 ms run some 2,500 stints of 500 µs.
+	rt := e.TaskRuntime()
+	ran := 0
+	for _, ns := range rt {
+		if ns > 0 {
+			ran++
+		}
+	}
+	if len(rt) != 1000000 || ran < 1000 || ran > 5000 {
+		t.Fatalf("at %d ns: %d tasks, %d of them ran", end, len(rt), ran)
+	}
+}

@@ -94,7 +94,7 @@ func (e *Engine) stallError() error {
 		evs := slices.Sorted(maps.Keys(s.events))
 		who = append(who, fmt.Sprintf("%s (pid %d) at %s", s.comm, s.pid, strings.Join(evs, ", ")))
 	}
-	for _, t := range e.alive {
+	for t := range e.alive.all() {
 		for _, s := range e.stall {
 			if s.pid == t.st.PID && t.phase >= 0 && t.phase < len(t.def.Phases) {
 				for _, ev := range t.def.Phases[t.phase].Events {

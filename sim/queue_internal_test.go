@@ -1,18 +1,31 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"schedlab/sched"
+	"schedlab/workload"
 )
 
 // The queue fires live timers in (when, arming order), drops cancelled
 // and re-armed entries, frees timer numbers with their entry, and
-// keeps all of it across a renumbering of the arming counter.
+// keeps all of it across a renumbering of the arming counter, with the
+// near heap's window from one ns (nearly every timer far) to more than
+// every timer's span (all near).
 func TestEventQueueOrder(t *testing.T) {
-	for _, nearWrap := range []bool{false, true} {
+	for _, c := range []struct {
+		nearWrap    bool
+		window      int64
+		split, join int
+	}{{false, 0, 0, 0}, {true, 0, 0, 0}, {false, 0, 1, 1}, {false, 1, 1, 1}, {true, 1, 1, 1}, {false, 50, 1, 1}, {true, 50, 1, 1},
+		{false, 50, 40, 60}, {true, 50, 40, 60}, {false, 400, 1, 1}, {true, 400, 1, 1}} {
+		nearWrap := c.nearWrap
 		rng := rand.New(rand.NewPCG(7, 8))
-		var q eventQueue
+		q := eventQueue{window: c.window, splitN: c.split, joinN: c.join}
 		if nearWrap {
 			q.seq = 1<<(64-idBits) - 1 - 500 // renumbers after 500 armings
 		}
@@ -26,7 +39,10 @@ func TestEventQueueOrder(t *testing.T) {
 		var fired []*timer
 		now := int64(0)
 		order := uint64(0) // arming order, independent of q.seq
+		farSeen, joins := 0, 0
 		for step := 0; step < 20000; step++ {
+			farSeen = max(farSeen, len(q.far))
+			split := q.split
 			switch r := rng.IntN(10); {
 			case r < 5:
 				tm := &timers[rng.IntN(len(timers))]
@@ -57,9 +73,12 @@ func TestEventQueueOrder(t *testing.T) {
 					return int(a.seq) - int(b.seq)
 				})
 				if got != first.t || got.when != first.when {
-					t.Fatalf("step %d (near wrap %v): peek = timer at %d, want the one at %d", step, nearWrap, got.when, first.when)
+					t.Fatalf("step %d (near wrap %v, window %d, split %d/%d): peek = timer at %d, want the one at %d", step, nearWrap, c.window, c.split, c.join, got.when, first.when)
 				}
 				q.pop()
+				if split && !q.split {
+					joins++
+				}
 				now = got.when
 				delete(live, got)
 				fired = append(fired, got)
@@ -68,8 +87,8 @@ func TestEventQueueOrder(t *testing.T) {
 		for q.peek() != nil {
 			q.pop()
 		}
-		if len(q.h) != 0 || len(q.free) != len(q.timers) {
-			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h), len(q.free), len(q.timers))
+		if len(q.h)+len(q.far) != 0 || len(q.free) != len(q.timers) {
+			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h)+len(q.far), len(q.free), len(q.timers))
 		}
 		if len(q.timers) > len(timers) {
 			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
@@ -77,8 +96,75 @@ func TestEventQueueOrder(t *testing.T) {
 		if nearWrap && q.seq > 1<<20 {
 			t.Errorf("not renumbered: seq %d", q.seq)
 		}
+		if c.split > 0 && c.window > 0 && c.window < 100 && farSeen < 10 {
+			t.Errorf("window %d: at most %d timers were far", c.window, farSeen)
+		}
+		if c.split == 40 && joins == 0 {
+			t.Errorf("split at %d, joined at %d: never joined", c.split, c.join)
+		}
 		if len(fired) < 1000 {
 			t.Errorf("only %d timers fired", len(fired))
+		}
+	}
+}
+
+// A split queue fires what a whole one fires, in the same order: runs of
+// 300 sleeping and running tasks (under splitAt, so whole by default)
+// emit the same events with the queue split from its second timer, with
+// a near window from 20 µs to 1 ms, and joined and split again over and
+// over.
+func TestSplitQueueRunsAsWhole(t *testing.T) {
+	js := `{"tasks": {
+		"t": {"instance": 300, "run": {"dist": "exponential", "mean": 400}, "sleep": {"dist": "exponential", "mean": 5000}},
+		"tick": {"timer": {"ref": "p", "period": 700, "notify": "signal"}, "run": 30},
+		"spawner": {"run": 100, "fork": "child", "sleep": {"dist": "exponential", "mean": 2000}},
+		"child": {"instance": 0, "loop": 1, "run": 300, "sleep": 3000, "run1": 100}}}`
+	sp, err := workload.Parse("test.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := sched.Lookup("cfs-2.6.35")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, c := range []struct {
+		window      int64
+		split, join int
+	}{{0, 0, 0}, {0, 2, 1}, {20e3, 2, 1}, {200e3, 2, 100}, {0, 2, 1000}} {
+		cfg, err := prof.NewConfig(8, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &hashSink{h: sha256.New()}
+		e, err := New(Config{Spec: sp, Sched: cfg, Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.q.window, e.q.splitN, e.q.joinN = c.window, c.split, c.join
+		farSeen := 0
+		for now := int64(0); now < 1e8; now += 1e6 {
+			if err := e.Advance(now); err != nil {
+				t.Fatal(err)
+			}
+			farSeen = max(farSeen, len(e.q.far))
+		}
+		if _, err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprintf("%x", s.h.Sum(nil))
+		if c.split == 0 {
+			if farSeen > 0 {
+				t.Fatalf("the default queue split with %d far timers", farSeen)
+			}
+			want = got
+			continue
+		}
+		if c.join < 1000 && farSeen < 50 {
+			t.Errorf("window %d, split at %d, join at %d: at most %d timers far", c.window, c.split, c.join, farSeen)
+		}
+		if got != want {
+			t.Errorf("window %d, split at %d, join at %d: the events differ from the whole queue's", c.window, c.split, c.join)
 		}
 	}
 }

@@ -33,6 +33,7 @@ func (e *Engine) rqAdd(c *CPU, t *Task, flags int) {
 	t.rqIdx = len(c.queued)
 	c.queued = append(c.queued, t)
 	c.nr++
+	e.cpuChanged(c)
 	e.runnable++
 	e.loadAdd(c, t, 1)
 }
@@ -47,8 +48,24 @@ func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 	c.queued = c.queued[:len(c.queued)-1]
 	t.rqIdx = -1
 	c.nr--
+	e.cpuChanged(c)
 	e.runnable--
 	e.loadAdd(c, t, -1)
+}
+
+// cpuChanged files c in the CPU masks after its running task or its
+// count of queued tasks changed (the only two things they depend on).
+func (e *Engine) cpuChanged(c *CPU) {
+	if e.waitingCPUs == nil {
+		return
+	}
+	e.idleCPUs.Set(c.id, c.curr == nil && c.nr == 0)
+	e.nrCPUs.Set(c.id, c.nr+1)
+	k := 0
+	if c.nr-e.running(c) >= 1 {
+		k = c.nr
+	}
+	e.waitingCPUs.Set(c.id, k)
 }
 
 // groupLoad is a task group's queued weight per CPU and in all.
@@ -120,6 +137,19 @@ func (e *Engine) sharesCache(a, b int) bool {
 // tasks (SD_BALANCE_FORK's idlest CPU), the parent's CPU on a tie, then the
 // lowest number.
 func (e *Engine) selectForkCPU(t *Task, parent *Task) int {
+	// An allowed CPU among those with the fewest tasks of all is the
+	// answer: the parent's if it is one, else the first.
+	if e.nrCPUs != nil {
+		_, fewest := e.nrCPUs.Bottom()
+		if parent != nil && fewest.Has(parent.st.CPU) && t.allowedOn(parent.st.CPU) {
+			return parent.st.CPU
+		}
+		for i := fewest.Next(0, len(e.cpus)); i >= 0; i = fewest.Next(i+1, len(e.cpus)) {
+			if t.allowedOn(i) {
+				return i
+			}
+		}
+	}
 	best := -1
 	for i, c := range e.cpus {
 		if !t.allowedOn(i) {
@@ -159,15 +189,21 @@ func (e *Engine) selectWakeCPU(t *Task, waker *Task) int {
 // idleSibling is select_idle_sibling: target if it is idle, else the first
 // idle allowed CPU that shares target's cache, else target.
 func (e *Engine) idleSibling(t *Task, target int) int {
-	if e.cpus[target].curr == nil && e.cpus[target].nr == 0 {
+	if e.idleCPUs.Has(target) {
 		return target
 	}
-	n := len(e.cpus)
-	for k := 1; k < n; k++ {
-		i := (target + k) % n
-		c := e.cpus[i]
-		if c.curr == nil && c.nr == 0 && t.allowedOn(i) && e.sharesCache(i, target) {
-			return i
+	// The CPUs after target in its cache domain, then those before it:
+	// the order of a scan from target+1 round the machine.
+	lo, hi := 0, len(e.cpus)
+	if l := int(e.p.LLCSize); l > 0 {
+		lo = target / l * l
+		hi = min(lo+l, hi)
+	}
+	for _, r := range [2][2]int{{target + 1, hi}, {lo, target}} {
+		for i := e.idleCPUs.Next(r[0], r[1]); i >= 0; i = e.idleCPUs.Next(i+1, r[1]) {
+			if t.allowedOn(i) {
+				return i
+			}
 		}
 	}
 	return target
@@ -216,19 +252,14 @@ func (e *Engine) coldestWaiting(src *CPU, dst int, maxLoad int64) *Task {
 // pull moves one waiting task to dst from the CPU with the most waiting
 // tasks (idle balance). It reports whether it moved one.
 func (e *Engine) pull(dst *CPU, check bool) bool {
-	var src *CPU
-	for _, c := range e.cpus {
-		if c == dst || c.nr-e.running(c) < 1 {
-			continue
-		}
-		if src == nil || c.nr > src.nr {
-			src = c
-		}
-	}
-	if src == nil {
+	if e.waitingCPUs == nil {
 		return false
 	}
-	t := e.coldestWaiting(src, dst.id, 0)
+	i := e.waitingCPUs.Top(dst.id)
+	if i < 0 {
+		return false
+	}
+	t := e.coldestWaiting(e.cpus[i], dst.id, 0)
 	if t == nil {
 		return false
 	}
@@ -250,9 +281,10 @@ func (e *Engine) balanceTick(c *CPU) {
 		return
 	}
 	if c.nr-e.running(c) > 0 && e.busy < len(e.cpus) {
-		for _, idle := range e.cpus {
-			if idle.curr == nil && idle.nr == 0 && e.coldestWaiting(c, idle.id, 0) != nil {
-				e.migrate(e.coldestWaiting(c, idle.id, 0), idle, true)
+		n := len(e.cpus)
+		for i := e.idleCPUs.Next(0, n); i >= 0; i = e.idleCPUs.Next(i+1, n) {
+			if t := e.coldestWaiting(c, i, 0); t != nil {
+				e.migrate(t, e.cpus[i], true)
 				break
 			}
 		}

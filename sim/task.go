@@ -72,6 +72,7 @@ type Task struct {
 	// balancing (classes.go).
 	ownBal  bool
 	rqIdx   int   // index in its CPU's queued list, −1 when not queued
+	liveIdx int   // index in the engine's live list, −1 once exited (alive.go)
 	loadW   int64 // the weight it added to its CPU's load when queued
 	lastRan int64 // when it last left a CPU (cache-cold tasks move first)
 

@@ -42,11 +42,13 @@ const (
 	// MaxThreads bounds the threads a workload has at once: the initial
 	// ones (the sum of "instance") here, and the live ones, forks
 	// included, in the simulator, as --pids-max bounds a host run. Each
-	// costs the simulator about a kB; calibrated-make-j100000, the largest
-	// built-in, has some 10⁵ live.
-	MaxThreads = 1 << 18
-	// MaxInstances bounds one task's "instance".
-	MaxInstances = 100000
+	// costs the simulator about a kB (1,000,000 running and sleeping
+	// threads took 1.1–1.2 GB of heap, BENCHMARKS.md);
+	// calibrated-make-j100000, the largest built-in, has some 10⁵ live.
+	MaxThreads = 1 << 20
+	// MaxInstances bounds one task's "instance": a million threads from
+	// one definition run (issue 16); ten million would take some 10 GB.
+	MaxInstances = 1_000_000
 	// MaxCPUList bounds the length of a "cpus" list: lab.MaxCPUs, the
 	// most CPUs a simulation has (the host runner has fewer).
 	MaxCPUList = 4096

@@ -150,10 +150,13 @@ func TestWorkloadSizeIsBounded(t *testing.T) {
 		t.Errorf("Load of an endless file: %v", err)
 	}
 
-	wantError(t, `{"tasks": {"a": {"instance": 100000, "run": 1}, "b": {"instance": 100000, "run": 1},
-		"c": {"run": 1, "instance": 62145}}}`, `w.json:2:31: task "c": the tasks so far start 262145 threads: a workload starts at most 262144`)
-	wantError(t, `{"tasks": {"a": {"instance": 100001, "run": 1}}}`, "instance must be an integer from 0 to 100000")
-	mustParse(t, `{"tasks": {"a": {"instance": 100000, "run": 1}, "b": {"instance": 100000, "run": 1}, "c": {"instance": 62144, "run": 1}}}`)
+	// A million threads from one definition parse; an absurd count is
+	// refused at its position, with the bound.
+	wantError(t, `{"tasks": {"a": {"instance": 1000000, "run": 1},
+		"c": {"run": 1, "instance": 48577}}}`, `w.json:2:31: task "c": the tasks so far start 1048577 threads: a workload starts at most 1048576`)
+	wantError(t, `{"tasks": {"a": {"instance": 1000001, "run": 1}}}`, `w.json:1:30: task "a": instance must be an integer from 0 to 1000000 (0: a template for fork)`)
+	wantError(t, `{"tasks": {"a": {"instance": 10000000000000000000000, "run": 1}}}`, "instance must be an integer from 0 to 1000000")
+	mustParse(t, `{"tasks": {"a": {"instance": 1000000, "run": 1}, "c": {"instance": 48576, "run": 1}}}`)
 	cpus := strings.Repeat("0, ", MaxCPUList)
 	wantError(t, `{"tasks": {"a": {"cpus": [`+cpus+`0], "run": 1}}}`, `w.json:1:26: task "a": cpus lists 4097 CPUs: at most 4096`)
 	mustParse(t, `{"tasks": {"a": {"cpus": [`+cpus[:len(cpus)-2]+`], "run": 1}}}`)
