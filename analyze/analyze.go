@@ -174,11 +174,6 @@ type task struct {
 	maxStart, maxEnd int64
 }
 
-type timerKey struct {
-	timer int32
-	seq   int64
-}
-
 // Options say what an Analyzer keeps beyond the report's statistics.
 type Options struct {
 	// Samples keeps every latency sample, for Samples (CDFs).
@@ -193,11 +188,11 @@ type Options struct {
 type Analyzer struct {
 	opt    Options
 	events int
-	tasks  []task             // the live generations, and free records
-	free   []int32            // indices of free records in tasks
-	pids   pidTable           // PID → index in tasks of its current generation
-	seen   pidSet             // PIDs that had a generation
-	expiry map[timerKey]int64 // expiries waiting for their callback → Expected
+	tasks  []task   // the live generations, and free records
+	free   []int32  // indices of free records in tasks
+	pids   idTable  // PID → index in tasks of its current generation
+	seen   pidSet   // PIDs that had a generation
+	expiry expiries // expiries waiting for their callback → Expected
 
 	// Ended generations: merged by comm, and one row each if PerTask.
 	comms map[string]int
@@ -244,7 +239,7 @@ func New() *Analyzer { return NewWith(Options{}) }
 
 // NewWith returns an empty Analyzer that keeps what o asks.
 func NewWith(o Options) *Analyzer {
-	return &Analyzer{opt: o, expiry: map[timerKey]int64{}, comms: map[string]int{}}
+	return &Analyzer{opt: o, comms: map[string]int{}}
 }
 
 // at returns the record of index i.
@@ -384,7 +379,8 @@ func (a *Analyzer) restart(ts int64) {
 // task returns the index of pid's current task, creating one if there is
 // none or, unless dying is true, if the current one has exited.
 func (a *Analyzer) task(pid int32, comm string, dying bool) int {
-	i, ok := a.pids.get(pid)
+	j, ok := a.pids.get(pid)
+	i := int(j)
 	if !ok || (!dying && a.at(i).exited) {
 		return a.newTask(pid, comm)
 	}
@@ -395,7 +391,8 @@ func (a *Analyzer) task(pid int32, comm string, dying bool) int {
 }
 
 func (a *Analyzer) newTask(pid int32, comm string) int {
-	if i, ok := a.pids.get(pid); ok {
+	if j, ok := a.pids.get(pid); ok {
+		i := int(j)
 		// The old generation's end went unseen, so its last time slice has
 		// no known end: drop it rather than count it up to Finish.
 		a.at(i).onCPU = false
@@ -414,7 +411,7 @@ func (a *Analyzer) newTask(pid int32, comm string) int {
 		a.tasks = append(a.tasks, task{})
 	}
 	a.tasks[i] = task{pid: pid, comm: comm, used: true}
-	a.pids.set(pid, i)
+	a.pids.set(pid, int64(i))
 	return i
 }
 
@@ -530,12 +527,11 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 }
 
 func (a *Analyzer) mark(e *trace.Event) {
-	k := timerKey{e.Timer, e.Seq}
 	switch e.Mark {
 	case trace.TimerExpiry:
-		a.expiry[k] = e.Expected
+		a.expiry.put(e.Timer, e.Seq, e.Expected)
 	case trace.CallbackStart:
-		exp, ok := a.expiry[k]
+		exp, ok := a.expiry.take(e.Timer, e.Seq)
 		if !ok && e.Expected != 0 { // a self-contained sample (the host runner's)
 			a.timerSample(e.TS - e.Expected)
 			return
@@ -544,9 +540,8 @@ func (a *Analyzer) mark(e *trace.Event) {
 			a.unmatched++
 			return
 		}
-		// One sample per expiry; deleting also keeps the map as small as
-		// the number of expiries in flight.
-		delete(a.expiry, k)
+		// One sample per expiry: take removed it, which also keeps the
+		// table as small as the number of expiries in flight.
 		a.timerSample(e.TS - exp)
 	case trace.TimerMissed:
 		a.missed++

@@ -58,8 +58,8 @@ type TimelineRecorder struct {
 	t       Timeline
 	started bool
 	done    bool
-	cur     []openSlice     // per CPU: the task running there
-	woken   map[int32]int64 // PID → when its pending wakeup started
+	cur     []openSlice // per CPU: the task running there
+	woken   idTable     // PID → when its pending wakeup started
 }
 
 type openSlice struct {
@@ -72,7 +72,7 @@ type openSlice struct {
 
 // NewTimelineRecorder records the first window ns after the first event.
 func NewTimelineRecorder(window int64) *TimelineRecorder {
-	return &TimelineRecorder{window: window, woken: map[int32]int64{}}
+	return &TimelineRecorder{window: window}
 }
 
 // Event implements trace.Sink.
@@ -122,8 +122,8 @@ func (r *TimelineRecorder) Event(e *trace.Event) {
 		*c = openSlice{switched: true}
 		if e.NextPID != 0 {
 			*c = openSlice{open: true, switched: true, start: e.TS, pid: e.NextPID, comm: e.NextComm}
-			if from, ok := r.woken[e.NextPID]; ok {
-				delete(r.woken, e.NextPID)
+			if from, ok := r.woken.get(e.NextPID); ok {
+				r.woken.del(e.NextPID)
 				if len(r.t.Waits) < MaxTimelineItems {
 					r.t.Waits = append(r.t.Waits, Wait{CPU: e.CPU, From: from, To: e.TS, PID: e.NextPID, Comm: e.NextComm})
 				} else {
@@ -136,8 +136,8 @@ func (r *TimelineRecorder) Event(e *trace.Event) {
 		if e.PID == 0 || r.onCPU(e.PID) {
 			return
 		}
-		if _, ok := r.woken[e.PID]; !ok {
-			r.woken[e.PID] = e.TS
+		if _, ok := r.woken.get(e.PID); !ok {
+			r.woken.set(e.PID, e.TS)
 		}
 	case trace.Mark:
 		if len(r.t.Marks) < MaxTimelineItems {
@@ -147,7 +147,7 @@ func (r *TimelineRecorder) Event(e *trace.Event) {
 		}
 	case trace.Lost, trace.BufferStart:
 		// What is pending may have ended unseen.
-		clear(r.woken)
+		r.woken.clear()
 	}
 }
 

@@ -10,24 +10,26 @@ import "schedlab/trace"
 // it.
 type WorkloadFilter struct {
 	next trace.Sink
-	pids map[int32]bool
+	pids pidSet
 }
 
 // NewWorkloadFilter passes to next the events of the workload whose first
 // process is root.
 func NewWorkloadFilter(root int, next trace.Sink) *WorkloadFilter {
-	return &WorkloadFilter{next: next, pids: map[int32]bool{int32(root): true}}
+	f := &WorkloadFilter{next: next}
+	f.pids.add(int32(root))
+	return f
 }
 
 // Event implements trace.Sink.
 func (f *WorkloadFilter) Event(e *trace.Event) {
 	switch e.Kind {
 	case trace.Fork:
-		if f.pids[e.PID] {
-			f.pids[e.ChildPID] = true
+		if f.pids.has(e.PID) {
+			f.pids.add(e.ChildPID)
 		}
 	case trace.Waking, trace.Wakeup, trace.WakeupNew:
-		if !f.pids[e.PID] {
+		if !f.pids.has(e.PID) {
 			return
 		}
 	}
@@ -35,7 +37,7 @@ func (f *WorkloadFilter) Event(e *trace.Event) {
 }
 
 // Has says whether pid is one of the workload's (seen so far).
-func (f *WorkloadFilter) Has(pid int32) bool { return f.pids[pid] }
+func (f *WorkloadFilter) Has(pid int32) bool { return f.pids.has(pid) }
 
 // maxDelivery bounds a plausible timer delivery (1 ms: ten times the
 // slowest seen on this host, an idle vCPU's ~120 µs).
@@ -47,24 +49,24 @@ const maxDelivery = 1_000_000
 // callback is a new thread and has none). The simulator's counterpart is
 // cost_wakeup_ns + cost_timer_irq_ns.
 type DeliveryMeter struct {
-	waking  map[int32]int64
+	waking  idTable // PID → its last sched_waking
 	samples []int64
 }
 
 // NewDeliveryMeter returns an empty meter.
-func NewDeliveryMeter() *DeliveryMeter { return &DeliveryMeter{waking: map[int32]int64{}} }
+func NewDeliveryMeter() *DeliveryMeter { return &DeliveryMeter{} }
 
 // Event implements trace.Sink.
 func (d *DeliveryMeter) Event(e *trace.Event) {
 	switch e.Kind {
 	case trace.Waking:
-		d.waking[e.PID] = e.TS
+		d.waking.set(e.PID, e.TS)
 	case trace.Mark:
-		w, ok := d.waking[e.PID]
+		w, ok := d.waking.get(e.PID)
 		if e.Mark != trace.CallbackStart || e.Expected == 0 || !ok {
 			return
 		}
-		delete(d.waking, e.PID)
+		d.waking.del(e.PID)
 		// A waking before the expiry, or more than maxDelivery after it,
 		// is another wakeup's: a chain's sample (an input token) ends in a
 		// task woken by a resume, and a SIGEV_THREAD callback's last waking
