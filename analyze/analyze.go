@@ -203,7 +203,6 @@ type Analyzer struct {
 	wakeups, timers       []int64 // the samples, if Options.Samples
 	missed, unmatched     int
 
-	switched                   []bool // CPU → a Switch has been seen there
 	beforeSwitch, pidReuse     int
 	unknownStart, missedIn     int
 	gaps, restarts, beforeLast int
@@ -211,11 +210,17 @@ type Analyzer struct {
 
 	// Wasted capacity: CPU time during which a CPU was idle while a task
 	// waited (woken or preempted, not yet back on a CPU).
-	cur            []int32 // CPU → the task on it (0: idle), from switches
-	ncpu           int     // CPUs of the recording (trace.Begin), at least those seen
+	cpus           []cpuSeen // by CPU, from its events
+	ncpu           int       // CPUs of the recording (trace.Begin), at least those seen
 	busy, waiting  int
 	lastTS, wasted int64
 	started        bool
+}
+
+// cpuSeen is what the events said of one CPU.
+type cpuSeen struct {
+	cur      int32 // the task on it (0: idle), from switches
+	switched bool  // a Switch has been seen there
 }
 
 // setState changes a task's readiness, keeping count of the waiting tasks.
@@ -231,7 +236,7 @@ func (a *Analyzer) setState(t *task, s ready) {
 }
 
 // idleCPUs is the number of CPUs running the idle task.
-func (a *Analyzer) idleCPUs() int { return max(a.ncpu, len(a.cur)) - a.busy }
+func (a *Analyzer) idleCPUs() int { return max(a.ncpu, len(a.cpus)) - a.busy }
 
 // New returns an empty Analyzer that keeps nothing beyond the report's
 // statistics.
@@ -276,25 +281,20 @@ func (a *Analyzer) Event(e *trace.Event) {
 		a.lastTS = e.TS
 	}
 	if e.Kind <= trace.Migrate && e.CPU >= 0 && e.CPU < 1<<16 {
-		for int(e.CPU) >= len(a.cur) {
-			a.cur = append(a.cur, 0)
+		if int(e.CPU) >= len(a.cpus) {
+			a.cpus = append(a.cpus, make([]cpuSeen, int(e.CPU)+1-len(a.cpus))...)
 		}
+		c := &a.cpus[e.CPU]
 		if e.Kind == trace.Switch {
-			if (a.cur[e.CPU] != 0) != (e.NextPID != 0) {
+			if (c.cur != 0) != (e.NextPID != 0) {
 				if e.NextPID != 0 {
 					a.busy++
 				} else {
 					a.busy--
 				}
 			}
-			a.cur[e.CPU] = e.NextPID
-		}
-		for int(e.CPU) >= len(a.switched) {
-			a.switched = append(a.switched, false)
-		}
-		if e.Kind == trace.Switch {
-			a.switched[e.CPU] = true
-		} else if !a.switched[e.CPU] {
+			c.cur, c.switched = e.NextPID, true
+		} else if !c.switched {
 			a.beforeSwitch++
 		}
 	}
@@ -370,8 +370,8 @@ func (a *Analyzer) restart(ts int64) {
 	n.restarts, n.restartTS = a.restarts+1, ts
 	n.gaps, n.lost = a.gaps, a.lost
 	n.beforeSwitch, n.pidReuse, n.unknownStart, n.missedIn = a.beforeSwitch, a.pidReuse, a.unknownStart, a.missedIn
-	n.switched, n.ncpu = a.switched, a.ncpu
-	n.cur, n.busy = a.cur, a.busy // what runs where is still the best guess
+	n.ncpu = a.ncpu
+	n.cpus, n.busy = a.cpus, a.busy // what runs where is still the best guess
 	n.started, n.lastTS = true, ts
 	*a = *n
 }
