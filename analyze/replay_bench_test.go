@@ -15,12 +15,12 @@ import (
 )
 
 // BenchmarkAnalyzerReplay is the analysis alone on the stream of issue
-// 16's scenario: wakeup-latency-make-j10 on 1 CPU (cfs-2.6.35), 30
+// 16's scenario: wakeup-latency-calibrated-make-j10 on 1 CPU (cfs-2.6.35), 30
 // simulated seconds recorded once, then fed to a new Analyzer per op
 // (Finish included). It reports CPU ns (user+sys, the collector's work
 // included) and wall ns per event.
 func BenchmarkAnalyzerReplay(b *testing.B) {
-	sp, _, err := workload.Load("wakeup-latency-make-j10", nil)
+	sp, _, err := workload.Load("wakeup-latency-calibrated-make-j10", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
