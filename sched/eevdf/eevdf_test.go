@@ -258,6 +258,78 @@ func TestNewTaskDeadline(t *testing.T) {
 	}
 }
 
+// SIGEV_THREAD's step on 6.12 (debian-6.12's sigev-thread trace): glibc's
+// helper H, woken owing service, forks the callback C and blocks. C joins
+// at V with half a request; H leaves with its positive lag, which lifts V
+// for C and the waiting hog B alike. So whether C runs at once or waits
+// for B's request depends only on B's lag when C joined: B (deadline
+// v_B + 0.7 ms) goes first iff V_fork − v_B > 0.35 ms. Hand-computed,
+// relative to the queue's origin:
+//
+//	B runs bRun (its request renewed: v_B + 0.7 ms), A runs 2.5 ms, H (new,
+//	deadline 0.35 ms) is picked, runs 30 µs and forks C:
+//	  V_fork = floor((bRun + 2.5 ms + 30 µs)/3), C's deadline V_fork + 0.35 ms
+//	H blocks 8 µs later, eligible (V = floor((bRun+2.5 ms+38 µs+V_fork)/4)):
+//	  it leaves with vlag V − 38 µs, not delayed.
+//	bRun 720 µs: V_fork 1083333, B 1420000 < C 1433333: B runs.
+//	bRun 760 µs: V_fork 1096666, C 1446666 < B 1460000: C runs.
+//
+// The kernel's trace shows both picks; which one a run sees is set by the
+// lags the hogs and H carry, not by a different rule.
+func TestForkThenBlockPick612(t *testing.T) {
+	for _, c := range []struct {
+		bRun              int64
+		vFork, hLag       uint64
+		cDeadline, bDline uint64
+		callbackFirst     bool
+	}{
+		{720000, 1083333, 1047333, 1433333, 1420000, false},
+		{760000, 1096666, 1060666, 1446666, 1460000, true},
+	} {
+		cl := newClass(t, "eevdf-6.12", nil, nil)
+		rq := &fakeRQ{}
+		ts := queueN(cl, rq, 3, 0)
+		b, a, h := ts[0], ts[1], ts[2]
+		base := taskSE(b).vruntime // all three joined at V with zero lag
+		rel := func(v uint64) uint64 { return v - base }
+		run(cl, rq, b, c.bRun)
+		if schedule(cl, rq) != a {
+			t.Fatalf("bRun %d: A should follow B", c.bRun)
+		}
+		run(cl, rq, a, 2500000)
+		if schedule(cl, rq) != h {
+			t.Fatalf("bRun %d: H (deadline 0.35 ms) should follow A", c.bRun)
+		}
+		rq.now += 30000
+		child := newTask(cl, 0)
+		cl.Fork(rq, rq, h, child)
+		cl.Enqueue(rq, child, 0)
+		cl.CheckPreempt(rq, child, sched.WFFork)
+		cse, hse, bse := taskSE(child), taskSE(h), taskSE(b)
+		if rel(cse.vruntime) != c.vFork || rel(cse.deadline) != c.cDeadline {
+			t.Errorf("bRun %d: C at %d, deadline %d; want %d, %d", c.bRun, rel(cse.vruntime), rel(cse.deadline), c.vFork, c.cDeadline)
+		}
+		if rq.resched {
+			t.Errorf("bRun %d: the fork preempted H, whose request is protected", c.bRun)
+		}
+		rq.now += 8000
+		cl.Dequeue(rq, h, sched.DequeueSleep)
+		if hse.onRQ || hse.delayed || uint64(hse.vlag) != c.hLag {
+			t.Errorf("bRun %d: H queued %v delayed %v vlag %d; want gone with %d", c.bRun, hse.onRQ, hse.delayed, hse.vlag, c.hLag)
+		}
+		if rel(bse.deadline) != c.bDline {
+			t.Errorf("bRun %d: B's deadline %d, want %d", c.bRun, rel(bse.deadline), c.bDline)
+		}
+		want := b
+		if c.callbackFirst {
+			want = child
+		}
+		if got := schedule(cl, rq); got != want {
+			t.Errorf("bRun %d: picked pid %d after H blocked, want %d", c.bRun, got.PID, want.PID)
+		}
+	}
+}
+
 // Two hogs, tick-only: the tick ends the 0.7 ms request of the running one
 // (deadline renewed from its current vruntime, 4.7 ms on), the other is
 // eligible with the earlier deadline and gets the CPU. With ties (both new
