@@ -63,6 +63,54 @@ const (
 	VMRunnerSpawn = 64_000
 )
 
+// The tick's phase at the run's start. The simulation draws where its
+// time 0 falls in a jiffy from the seed (tick_phase_ns -1), as a program
+// started at an arbitrary moment would; a VM run under icount does not
+// start at an arbitrary moment on every kernel. The launcher forks the
+// runner's root (os.StartProcess), adds it to the workload's cgroup,
+// reads /proc/stat and turns tracing on (host.Run); what decides the
+// phase is who runs after the fork. On debian-6.1 and debian-6.12 the
+// root runs first and is already in its calibration (comm schedlab-root)
+// when the trace starts: the launcher got the vCPU back only when the
+// tick preempted the root's busy loop, and its own work from there to
+// tracing_on is the same instructions every run, so every trace starts
+// 265–322 µs after a tick (its first event 2–4 µs after the tick's
+// softirq wakings, 8 traces of 6.1: 269 269 269 271 272 283 297 322; 5
+// of 6.12: 265 271 273 275 282; median of the 13, 272 µs). The root is
+// then on the CPU for 20 ms on 6.1 (19.8–20.1) and 16 ms on 6.12: the
+// rest of its calibration, a whole number of ticks, so its first fork
+// falls at the same phase (219–362 µs, one at 85). On debian-5.10 (one
+// trace, two-hogs) and debian-unstable (Linux 7.2, four traces) the
+// launcher runs on after the fork: the trace starts before the root has
+// run at all (its first switch-in still has comm init), at a phase of
+// the launcher's own timeline that differs by workload (5.10: 1591 µs;
+// 7.2: 935, 1112, 1570, 1879 µs), and the root runs 31 ms before its
+// first fork. There the simulation's phase stays drawn from the seed.
+// (The root's 20 ms, VMRunnerStart, is 6.1's for every kernel: 6.12's
+// 16 ms and 5.10's and 7.2's 31 ms are not modelled.)
+//
+// Traces: `schedlab measure --kernel K SCENARIO --cpus 0 --trace`, one
+// vCPU, TCG icount, HZ 250, 2026-12-01: 6.1 wakeup-latency, sleeper-vs-hog,
+// sleeper-under-hogs, wakeup-chain, two-hogs, fork-under-hogs (with and
+// without START_DEBIT), wakeup-granularity; 6.12 wakeup-chain, nice-pair,
+// wakeup-latency's SIGEV_THREAD, sleeper-vs-hog, wakeup-latency; 7.2
+// wakeup-chain, nice-pair, sleeper-vs-hog, wakeup-latency; 5.10 two-hogs.
+const VMRunnerTickPhase = 272_000
+
+// vmTickAligned are the kernel generations whose runs start
+// VMRunnerTickPhase after a tick.
+var vmTickAligned = [][2]int{{6, 1}, {6, 12}}
+
+// runnerTickPhase is the tick phase of a VM run's start on a kernel of
+// that release, if its runs start at a fixed one (above).
+func runnerTickPhase(release string) (int64, bool) {
+	v, ok := parseRelease(release)
+	if ok && slices.Contains(vmTickAligned, [2]int{v[0], v[1]}) {
+		return VMRunnerTickPhase, true
+	}
+	return 0, false
+}
+
 // RunnerComm is the runner's root and watch thread's comm.
 const RunnerComm = "schedlab-root"
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -223,5 +224,61 @@ func TestGuestKernelThreadsLeftOutOfShares(t *testing.T) {
 	}
 	if jd, _ := json.Marshal(d.Sim); string(jd) == string(ja) {
 		t.Error("the kernel threads changed nothing in sigev-thread's simulation (its callbacks exit every 10 ms)")
+	}
+}
+
+// The kernels whose first run starts at a fixed phase of the tick are
+// 6.1's and 6.12's generations, whatever the patch level.
+func TestRunnerTickPhase(t *testing.T) {
+	for _, c := range []struct {
+		release string
+		aligned bool
+	}{
+		{"6.1.0-57-cloud-amd64", true}, {"6.1.192", true}, {"6.12.95+deb12-cloud-amd64", true},
+		{"5.10.0-46-cloud-amd64", false}, {"7.2.13+deb14-cloud-amd64", false}, {"6.6.1", false}, {"6.11.2", false},
+	} {
+		ph, ok := runnerTickPhase(c.release)
+		if ok != c.aligned || (ok && ph != VMRunnerTickPhase) {
+			t.Errorf("runnerTickPhase(%q) = %d, %v; want aligned %v", c.release, ph, ok, c.aligned)
+		}
+	}
+	m, err := modelForVM(&vm.Kernel{Name: "k"}, nil, "6.12.95+deb12-cloud-amd64", 250)
+	if err != nil || m.firstPhase != VMRunnerTickPhase {
+		t.Errorf("6.12's model: first run's phase %v, %v; want %d", m, err, VMRunnerTickPhase)
+	}
+	if _, ok := m.tunables[sim.ParamTickPhase]; ok {
+		t.Errorf("the phase is in every run's tunables")
+	}
+}
+
+// Only the first simulated run of a 6.12 VM validation starts at
+// VMRunnerTickPhase: it is the same as with the phase set for every run,
+// and the second run is not (on two-hogs the phase decides whether the
+// second hog waits behind the first for the tick).
+func TestFirstRunTickPhase(t *testing.T) {
+	b, err := os.ReadFile("../validation/fidelity/debian-6.12/two-hogs.json")
+	if err != nil {
+		t.Skip(err)
+	}
+	load := func(set map[string]int64) *Result {
+		var res Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		res.SimSet = set
+		if err := Resimulate(&res); err != nil {
+			t.Fatal(err)
+		}
+		return &res
+	}
+	a, all := load(nil), load(map[string]int64{sim.ParamTickPhase: VMRunnerTickPhase})
+	if len(a.Sim) < 2 {
+		t.Fatalf("%d simulated runs", len(a.Sim))
+	}
+	if !reflect.DeepEqual(a.Sim[0], all.Sim[0]) {
+		t.Errorf("first run %+v, with the phase set for every run %+v", a.Sim[0], all.Sim[0])
+	}
+	if reflect.DeepEqual(a.Sim[1], all.Sim[1]) {
+		t.Errorf("second run %+v the same as at the first run's phase", a.Sim[1])
 	}
 }
