@@ -84,12 +84,18 @@ type Profile struct {
 	// config with defaults and user values, and the set of names the user
 	// set explicitly.
 	Resolve func(cfg *Config, userSet map[string]bool) error
-	// ForkCopiesNeedResched is a core-kernel fact of the generation: fork
-	// copies the parent's TIF_NEED_RESCHED into the child (dup_task_struct
-	// before 2.6.37, whose f26f9aff6aa clears it), so a child forked while
-	// a preemption of its parent is pending reschedules as soon as it
-	// first runs.
-	ForkCopiesNeedResched bool
+	// ReschedBefore2637 is a core-kernel fact of the generation: its
+	// TIF_NEED_RESCHED rules are those before 2.6.37's f26f9aff6aa, which
+	// changed two. Fork copies the parent's flag into the child
+	// (dup_task_struct; since 2.6.37 it clears it), so a child forked
+	// while a preemption of its parent is pending reschedules as soon as
+	// it first runs. And schedule() clears the flag before put_prev_task
+	// and the pick (since 2.6.37 after pick_next_task, as 6.1's and
+	// 6.12's __schedule still do), so a reschedule asked for during the
+	// put or the pick (an update_curr's, a wakeup while idle_balance has
+	// dropped the lock) stays set and the picked task reschedules at
+	// once; since 2.6.37 it is dropped.
+	ReschedBefore2637 bool
 }
 
 // Machine is what the engine fixes for a run and a class may model.

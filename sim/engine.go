@@ -548,10 +548,16 @@ func tickPhase(p Params, seed uint64) int64 {
 	return int64(splitmix(seed) % uint64(p.TickNS()))
 }
 
-// schedule is the core scheduler's __schedule() for one CPU.
+// schedule is the core scheduler's __schedule() for one CPU. Up to 2.6.36
+// it clears need_resched before the put and the pick, since 2.6.37 after
+// them (Profile.ReschedBefore2637): a reschedule the class asks for
+// meanwhile is then dropped.
 func (e *Engine) schedule(c *CPU) {
 	prev := c.curr
-	c.needResched, c.selfSched = false, false
+	before := e.cfg.Sched.Profile.ReschedBefore2637
+	if before {
+		c.needResched, c.selfSched = false, false
+	}
 	e.q.cancel(&c.reschedT)
 	e.q.cancel(&c.hrtickT)
 	c.sync()
@@ -576,6 +582,9 @@ func (e *Engine) schedule(c *CPU) {
 	// A CPU about to go idle first tries to pull a waiting task.
 	if next == nil && e.pull(c, false) {
 		next = e.pick(c)
+	}
+	if !before {
+		c.needResched, c.selfSched = false, false
 	}
 	if next != prev {
 		if prev != nil {
@@ -783,7 +792,7 @@ func (e *Engine) fork(parent *Task) {
 	// wakeup's) is in the thread_info that dup_task_struct copies, up to
 	// 2.6.36 (cleared since 2.6.37, f26f9aff6aa).
 	pc := e.cpus[parent.st.CPU]
-	child.inheritedResched = pc.needResched && e.cfg.Sched.Profile.ForkCopiesNeedResched
+	child.inheritedResched = pc.needResched && e.cfg.Sched.Profile.ReschedBefore2637
 	if !e.admit(child) {
 		return
 	}

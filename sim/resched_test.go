@@ -172,3 +172,59 @@ func TestForkedChildInheritsNeedResched(t *testing.T) {
 	}
 	t.Logf("%d children inherited need_resched; %d others left the CPU as early", n, early)
 }
+
+// putReschedProbe asks for a reschedule inside one put_prev_task (as an
+// update_curr that ends a slice there would) and records when the pick
+// that follows it and the next put happen.
+type putReschedProbe struct {
+	sched.Class
+	at         int64 // the first put at or after it asks
+	asked      bool
+	pick, next int64
+}
+
+func (p *putReschedProbe) PutPrev(rq sched.RQ, prev *sched.Task) {
+	p.Class.PutPrev(rq, prev)
+	switch {
+	case !p.asked && rq.Now() >= p.at:
+		p.asked = true
+		rq.Resched()
+	case p.asked && p.next == 0:
+		p.next = rq.Now()
+	}
+}
+
+func (p *putReschedProbe) PickNext(rq sched.RQ) *sched.Task {
+	t := p.Class.PickNext(rq)
+	if p.asked && p.pick == 0 {
+		p.pick = rq.Now()
+	}
+	return t
+}
+
+// Up to 2.6.36 schedule() clears need_resched before the put and the
+// pick, so a reschedule asked for during them stays set and the picked
+// task reschedules once it reaches schedule() (cost_resched_ns); since
+// 2.6.37 (f26f9aff6aa; 6.1's and 6.12's __schedule alike) the flag is
+// cleared after pick_next_task and the request is dropped: the next put
+// is the next tick's.
+func TestReschedDuringPickDroppedSince2637(t *testing.T) {
+	for _, before := range []bool{true, false} {
+		probe := &putReschedProbe{at: 5e6}
+		cfg := wrapped(t, probe, func(c sched.Class) { probe.Class = c })
+		cfg.Profile.ReschedBefore2637 = before
+		p := sim.DefaultParams()
+		run(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"instance": 2, "run": 100000}}}`),
+			Sched: cfg, Params: p, Duration: 50e6, Check: true})
+		if probe.pick == 0 || probe.next == 0 {
+			t.Fatalf("before %v: no put after the request (pick %d, next %d)", before, probe.pick, probe.next)
+		}
+		gap := probe.next - probe.pick
+		if before && gap != p.CostResched {
+			t.Errorf("cleared before the pick: next put %d ns after the pick, want cost_resched_ns %d", gap, p.CostResched)
+		}
+		if !before && gap < p.TickNS()/2 {
+			t.Errorf("cleared after the pick: next put %d ns after the pick, want the request dropped (about a tick, %d)", gap, p.TickNS())
+		}
+	}
+}

@@ -76,7 +76,7 @@ func init() {
 		New:      New24,
 		Resolve:  resolve24,
 		// 2.6.24 fork.c: dup_task_struct copies thread_info whole.
-		ForkCopiesNeedResched: true,
+		ReschedBefore2637: true,
 	})
 }
 

@@ -205,7 +205,7 @@ func init() {
 		New:      New,
 		Resolve:  resolve,
 		// 2.6.35/2.6.36 fork.c: dup_task_struct copies thread_info whole.
-		ForkCopiesNeedResched: true,
+		ReschedBefore2637: true,
 	})
 	sched.Register(&sched.Profile{
 		Name:     "cfs-2.6.36",
@@ -215,7 +215,7 @@ func init() {
 		New:      New,
 		Resolve:  resolve,
 		// 2.6.35/2.6.36 fork.c: dup_task_struct copies thread_info whole.
-		ForkCopiesNeedResched: true,
+		ReschedBefore2637: true,
 	})
 	sched.Register(&sched.Profile{
 		Name:     profile61,
