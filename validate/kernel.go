@@ -226,9 +226,6 @@ type vmModel struct {
 	features   []string
 	tunables   map[string]int64
 	notes      []string
-	// firstPhase is the first run's tick_phase_ns (VMRunnerTickPhase), or
-	// -1: drawn from the seed as the later runs' is.
-	firstPhase int64
 }
 
 // modelForVM configures the simulation as the guest kernel reported
@@ -243,7 +240,7 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 		return nil, err
 	}
 	c := costsFor(release)
-	m := &vmModel{policy: policy, firstPhase: -1, tunables: map[string]int64{
+	m := &vmModel{policy: policy, tunables: map[string]int64{
 		sim.ParamCtxSwitch: c.ctxSwitch, sim.ParamFork: c.fork, sim.ParamExec: VMExec,
 		sim.ParamResched: c.resched, sim.ParamIdleResched: c.idleResched,
 		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
@@ -257,8 +254,8 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 	m.tunables[sim.ParamHZ] = hz
 	m.notes = append(m.notes, hzWhy)
 	if ph, ok := runnerTickPhase(release); ok && ph < 1e9/hz {
-		m.firstPhase = ph
-		m.notes = append(m.notes, fmt.Sprintf("the first run starts %.0f µs after a tick, as this kernel's first run after the warm-up does; the later runs' phase drawn from the seed (validate.VMRunnerTickPhase)", float64(ph)/1e3))
+		m.tunables[sim.ParamTickPhase] = ph
+		m.notes = append(m.notes, fmt.Sprintf("each run starts %.0f µs after a tick, as this kernel's runs do (validate.VMRunnerTickPhase)", float64(ph)/1e3))
 	}
 	if st == nil {
 		m.notes = append(m.notes, "the guest did not report its features and tunables: the profile's defaults are simulated")

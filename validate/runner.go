@@ -86,6 +86,11 @@ const (
 // the launcher's own timeline that differs by workload (5.10: 1591 µs;
 // 7.2: 935, 1112, 1570, 1879 µs), and the root runs 31 ms before its
 // first fork. There the simulation's phase stays drawn from the seed.
+// The phase is every run's, not only the first's after the warm-up: one
+// boot of debian-6.12 making three 1 s runs of two-hogs (a build of
+// measure that keeps each run's trace) starts them 285, 276 and 263 µs
+// after a tick, and each has the same start (the second hog waits
+// 3.6–3.7 ms behind the first, until the tick).
 // (The root's 20 ms, VMRunnerStart, is 6.1's for every kernel: 6.12's
 // 16 ms and 5.10's and 7.2's 31 ms are not modelled.)
 //

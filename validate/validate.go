@@ -337,25 +337,18 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	res.Policy, res.Model = Policy, nil
 	var notes []string
 	var kernel *sim.KernelThreads
-	firstPhase := int64(-1)
 	if v := res.VM; v != nil {
 		m, err := modelForVM(v.Kernel, v.Sched, v.Release, v.HZ)
 		if err != nil {
 			return err
 		}
-		res.Policy, features, set, notes, firstPhase = m.policy, m.features, m.tunables, m.notes, m.firstPhase
+		res.Policy, features, set, notes = m.policy, m.features, m.tunables, m.notes
 		if GuestKernelThreads {
 			kernel = m.kernel
 			notes = append(notes, m.kernelNote)
 		}
 	}
 	maps.Copy(set, res.SimSet)
-	// The first run's start phase, unless SimSet sets one for every run.
-	first := set
-	if _, ok := set[sim.ParamTickPhase]; !ok && firstPhase >= 0 {
-		first = maps.Clone(set)
-		first[sim.ParamTickPhase] = firstPhase
-	}
 	if res.VM != nil {
 		// A VM run records the host runner's start too (runner.go).
 		fork, ok := set[sim.ParamFork]
@@ -373,12 +366,8 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	sims := make([]*lab.Outcome, res.Runs)
 	errs := make([]error, res.Runs)
 	pool.Run(res.Runs, 0, func(i int) {
-		tun := set
-		if i == 0 {
-			tun = first
-		}
 		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
-			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: tun, Keep: lab.Keep{Samples: true}, Kernel: kernel})
+			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel})
 	}, nil)
 	res.Sim = nil
 	res.simSamples = &Samples{}
