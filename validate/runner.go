@@ -90,7 +90,8 @@ const (
 // boot of debian-6.12 making three 1 s runs of two-hogs (a build of
 // measure that keeps each run's trace) starts them 285, 276 and 263 µs
 // after a tick, and each has the same start (the second hog waits
-// 3.6–3.7 ms behind the first, until the tick).
+// 3.6–3.7 ms behind the first, until the tick); one of debian-6.1, 269,
+// 280 and 269 µs.
 // (The root's 20 ms, VMRunnerStart, is 6.1's for every kernel: 6.12's
 // 16 ms and 5.10's and 7.2's 31 ms are not modelled.)
 //
