@@ -1,29 +1,36 @@
-// Package iheap is a min-heap whose elements know their own
-// position, so that any element can be removed in O(log n) without a search
-// and without allocating. The CFS timeline is built on it (the engine's
-// event queue, which cancels lazily and needs no positions, has its own
-// pointer-free heap: sim/queue.go).
+// Package iheap is a min-heap that can remove any of its elements in
+// O(log n) without a search and without allocating. The CFS timeline is
+// built on it (the engine's event queue, which splits near and far timers,
+// has its own: sim/queue.go).
 //
-// Each slot carries the element's key and sequence number and a pointer to
-// the element's index field, so ordering and swapping never call back into
-// the element: this keeps the generic heap as fast as a hand-written one.
+// The heap's slots hold no pointers: {key, seq, handle}, the handle being
+// the element's number in a dense slice beside the heap. Moving a slot is
+// then a plain 24-byte copy and a write to the dense positions array,
+// never a write through a pointer into the element (which, for the CFS
+// timeline, sits in a cold per-task struct), never a write barrier while
+// the collector runs, and the collector never scans the heap itself. The
+// element keeps its handle, which stays the same while it is here, and
+// gives it back to remove it.
 package iheap
 
-// Heap is an indexed 4-ary min-heap ordered by (key, seq). Keys compare
-// wrap-safely, as int64(a−b) < 0, so a u64 virtual clock that wraps around
-// keeps its order (as long as live keys lie within 2^63 of each other); for
+// Heap is a 4-ary min-heap ordered by (key, seq). Keys compare wrap-safely,
+// as int64(a−b) < 0, so a u64 virtual clock that wraps around keeps its
+// order (as long as live keys lie within 2^63 of each other); for
 // non-negative int64 times this is the ordinary order. The zero value is
 // empty and ready.
-type Heap[E any] struct{ h []slot[E] }
-
-type slot[E any] struct {
-	key uint64
-	seq uint64
-	idx *int
-	e   E
+type Heap[E comparable] struct {
+	h     []slot
+	elems []E     // by handle; the zero E when free
+	pos   []int32 // by handle: the index of its slot in h
+	free  []int32 // handles not in use
 }
 
-func (a *slot[E]) less(b *slot[E]) bool {
+type slot struct {
+	key, seq uint64
+	id       int32 // handle
+}
+
+func (a *slot) less(b *slot) bool {
 	if d := int64(a.key - b.key); d != 0 {
 		return d < 0
 	}
@@ -38,7 +45,7 @@ func (q *Heap[E]) Min() (e E, ok bool) {
 	if len(q.h) == 0 {
 		return e, false
 	}
-	return q.h[0].e, true
+	return q.elems[q.h[0].id], true
 }
 
 // MinKey returns the smallest element with its key and sequence.
@@ -46,56 +53,67 @@ func (q *Heap[E]) MinKey() (e E, key, seq uint64, ok bool) {
 	if len(q.h) == 0 {
 		return e, 0, 0, false
 	}
-	return q.h[0].e, q.h[0].key, q.h[0].seq, true
+	return q.elems[q.h[0].id], q.h[0].key, q.h[0].seq, true
 }
 
 // At returns the element at position i, for iteration in heap order.
-func (q *Heap[E]) At(i int) E { return q.h[i].e }
+func (q *Heap[E]) At(i int) E { return q.elems[q.h[i].id] }
 
-// Contains reports whether the element whose index field is idx is here.
-func (q *Heap[E]) Contains(idx *int) bool {
-	i := *idx
-	return i >= 0 && i < len(q.h) && q.h[i].idx == idx
+// Contains reports whether e is here under handle id.
+func (q *Heap[E]) Contains(e E, id int) bool {
+	var zero E
+	return id >= 0 && id < len(q.elems) && e != zero && q.elems[id] == e
 }
 
-// Push inserts e with its key and tie-breaking sequence number. idx is e's
-// index field: the heap keeps it current and sets it to −1 on removal. A
-// nil idx makes e unindexed: it can only leave through Pop, and moving it
-// writes nothing outside the heap (for callers that cancel lazily). The key
-// must not change while e is in the heap.
-func (q *Heap[E]) Push(e E, idx *int, key, seq uint64) {
-	q.h = append(q.h, slot[E]{})
-	q.up(len(q.h)-1, slot[E]{key: key, seq: seq, idx: idx, e: e})
+// Push inserts e with its key and tie-breaking sequence number and returns
+// its handle, valid until it leaves. The key must not change while e is in
+// the heap.
+func (q *Heap[E]) Push(e E, key, seq uint64) int {
+	var id int32
+	if n := len(q.free); n > 0 {
+		id = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.elems[id] = e
+	} else {
+		id = int32(len(q.elems))
+		q.elems = append(q.elems, e)
+		q.pos = append(q.pos, 0)
+	}
+	q.h = append(q.h, slot{})
+	q.up(len(q.h)-1, slot{key: key, seq: seq, id: id})
+	return int(id)
 }
 
 // Pop removes and returns the smallest element, with its key and sequence.
 func (q *Heap[E]) Pop() (e E, key, seq uint64) {
 	top := q.h[0]
-	n := len(q.h) - 1
-	last := q.h[n]
-	q.h[n] = slot[E]{}
-	q.h = q.h[:n]
-	if n > 0 {
-		q.down(0, last)
-	}
-	if top.idx != nil {
-		*top.idx = -1
-	}
-	return top.e, top.key, top.seq
+	q.removeAt(0)
+	return q.release(top.id), top.key, top.seq
 }
 
-// Remove takes out the element whose index field is idx; it must be here.
-func (q *Heap[E]) Remove(idx *int) {
-	i, n := *idx, len(q.h)-1
-	*idx = -1
+// Remove takes out the element with handle id; it must be here.
+func (q *Heap[E]) Remove(id int) {
+	q.removeAt(int(q.pos[id]))
+	q.release(int32(id))
+}
+
+func (q *Heap[E]) release(id int32) E {
+	var zero E
+	e := q.elems[id]
+	q.elems[id] = zero
+	q.free = append(q.free, id)
+	return e
+}
+
+// removeAt takes the slot at i out, refilling the hole with the last slot
+// and moving it whichever way its key needs.
+func (q *Heap[E]) removeAt(i int) {
+	n := len(q.h) - 1
 	last := q.h[n]
-	q.h[n] = slot[E]{}
 	q.h = q.h[:n]
 	if i == n {
 		return
 	}
-	// Refill the hole at i with the last slot, moving it whichever way
-	// its key needs.
 	if i > 0 && last.less(&q.h[(i-1)/arity]) {
 		q.up(i, last)
 	} else {
@@ -104,53 +122,64 @@ func (q *Heap[E]) Remove(idx *int) {
 }
 
 // The heap is 4-ary: half the depth of a binary heap, and its four
-// children share a cache line or two, which matters with thousands of
-// elements whose index fields are written on every move.
+// children share a cache line or two.
 const arity = 4
 
 // up moves s from the hole at i towards the root, shifting parents down
 // into the hole instead of swapping (one write per level).
-func (q *Heap[E]) up(i int, s slot[E]) {
+func (q *Heap[E]) up(i int, s slot) {
+	h, pos := q.h, q.pos
 	for i > 0 {
 		p := (i - 1) / arity
-		if !s.less(&q.h[p]) {
+		if !s.less(&h[p]) {
 			break
 		}
-		q.h[i] = q.h[p]
-		q.setIndex(i)
+		h[i] = h[p]
+		pos[h[i].id] = int32(i)
 		i = p
 	}
-	q.h[i] = s
-	q.setIndex(i)
-}
-
-func (q *Heap[E]) setIndex(i int) {
-	if p := q.h[i].idx; p != nil {
-		*p = i
-	}
+	h[i] = s
+	pos[s.id] = int32(i)
 }
 
 // down moves s from the hole at i towards the leaves.
-func (q *Heap[E]) down(i int, s slot[E]) {
-	n := len(q.h)
+func (q *Heap[E]) down(i int, s slot) {
+	h, pos := q.h, q.pos
+	n := len(h)
 	for {
 		c := arity*i + 1
 		if c >= n {
 			break
 		}
 		m := c
-		for k := c + 1; k < c+arity && k < n; k++ {
-			if q.h[k].less(&q.h[m]) {
-				m = k
+		if c+arity <= n {
+			// All four children: compared without bounds checks.
+			ch := (*[arity]slot)(h[c : c+arity])
+			j := 0
+			if ch[1].less(&ch[0]) {
+				j = 1
+			}
+			if ch[2].less(&ch[j]) {
+				j = 2
+			}
+			if ch[3].less(&ch[j]) {
+				j = 3
+			}
+			m += j
+		} else {
+			for k := c + 1; k < n; k++ {
+				if h[k].less(&h[m]) {
+					m = k
+				}
 			}
 		}
-		if !q.h[m].less(&s) {
+		if !h[m].less(&s) {
 			break
 		}
-		q.h[i] = q.h[m]
-		q.setIndex(i)
+		h[i] = h[m]
+		pos[h[i].id] = int32(i)
 		i = m
 	}
-	q.h[i] = s
-	q.setIndex(i)
+	h[i] = s
+	pos[s.id] = int32(i)
 }

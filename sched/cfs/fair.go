@@ -22,7 +22,7 @@ type entity struct {
 	my     *cfsRQ  // a group entity's own queue; nil for a task
 	task   *sched.Task
 
-	idx int    // position in q's timeline, −1 when not in it
+	idx int    // handle in q's timeline, −1 when not in it
 	seq uint64 // insertion number in q's timeline: FIFO among equal vruntimes
 
 	idleCounted bool // counted in q.idleNr (a SCHED_IDLE task when queued)

@@ -49,13 +49,16 @@ func (t *timeline) insert(e *entity) {
 	e.seq = t.seq
 	// A queued entity's vruntime does not change until it is picked
 	// (only curr's does), so its key stays valid while it is here.
-	t.h.Push(e, &e.idx, e.vruntime, e.seq)
+	e.idx = t.h.Push(e, e.vruntime, e.seq)
 }
 
-func (t *timeline) remove(e *entity) { t.h.Remove(&e.idx) }
+func (t *timeline) remove(e *entity) {
+	t.h.Remove(e.idx)
+	e.idx = -1
+}
 
 // contains reports whether e is in this timeline (for invariant checks).
-func (t *timeline) contains(e *entity) bool { return t.h.Contains(&e.idx) }
+func (t *timeline) contains(e *entity) bool { return t.h.Contains(e, e.idx) }
 
 // second returns the entity after the leftmost in tree order, or nil
 // (O(n); only 6.1's skip buddy asks for it).
