@@ -78,6 +78,17 @@ type eventQueue struct {
 	// queue (farWindow, splitAt and joinAt when 0; tests set others).
 	window        int64
 	splitN, joinN int
+	// dead: the near heap's root is the entry of the timer popped last,
+	// not yet taken out. Nearly every event arms a timer before the
+	// next peek (a tick its next tick, a task's work its next piece),
+	// and that arming takes the dead root's place and sifts down once,
+	// instead of a removal's sift-down and an insertion's sift-up. The
+	// dead entry is the least of all, so it stays at the root while other
+	// entries move; anything that could carry an entry above it (a
+	// re-arming, a cancel, a split, a renumbering) takes it out first.
+	// Only a whole queue defers: a split one refills its near heap at
+	// once.
+	dead bool
 }
 
 // farWindow is the near heap's span of time: a tick's worth of events
@@ -108,6 +119,7 @@ func (e *entry) id() int32 { return int32(e.key & (1<<idBits - 1)) }
 // arm schedules t at when, replacing any earlier arming.
 func (q *eventQueue) arm(t *timer, when int64) {
 	if q.seq == 1<<(64-idBits)-1 {
+		q.bury()
 		q.renumber()
 	}
 	q.seq++
@@ -117,6 +129,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	if wasArmed {
 		// A later arming number and any time: the entry may go either
 		// way in its heap, or to the other one.
+		q.bury()
 		s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
 		i := int(q.pos[t.id])
 		if q.split && (far || q.inFar[t.id]) {
@@ -151,6 +164,12 @@ func (q *eventQueue) arm(t *timer, when int64) {
 			q.refill() // the near heap may have run dry before
 			return
 		}
+	}
+	if q.dead {
+		// The dead root's place, with the heap's length unchanged.
+		q.dead = false
+		q.h.down(q.pos, 0, s)
+		return
 	}
 	q.h = append(q.h, entry{})
 	q.h.up(q.pos, len(q.h)-1, s)
@@ -202,6 +221,7 @@ func (q *eventQueue) cancel(t *timer) {
 }
 
 func (q *eventQueue) disarm(t *timer) {
+	q.bury()
 	if q.split && q.inFar[t.id] {
 		q.far.removeAt(q.pos, int(q.pos[t.id]))
 	} else {
@@ -219,13 +239,22 @@ func (q *eventQueue) release(t *timer) {
 }
 
 // peek returns the earliest timer without removing it, or nil. The near
-// heap is empty only when the far one is (refill), so peek stays small
-// enough to be inlined in the engine's loop.
+// heap is empty only when the far one is (refill). (With the dead root's
+// check peek is no longer inlined; that cost nothing measurable.)
 func (q *eventQueue) peek() *timer {
+	q.bury()
 	if len(q.h) == 0 {
 		return nil
 	}
 	return q.timers[q.h[0].id()]
+}
+
+// bury takes out a dead root.
+func (q *eventQueue) bury() {
+	if q.dead {
+		q.dead = false
+		q.h.removeAt(q.pos, 0)
+	}
 }
 
 // refill gives a near heap left empty the next far timers, if any.
@@ -257,10 +286,16 @@ func (q *eventQueue) advance() {
 }
 
 // pop removes and returns the earliest timer; peek must have found it.
+// A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
+	q.bury()
 	t := q.timers[q.h[0].id()]
-	q.h.removeAt(q.pos, 0)
-	q.refill()
+	if q.split {
+		q.h.removeAt(q.pos, 0)
+		q.refill()
+	} else {
+		q.dead = true
+	}
 	q.release(t)
 	return t
 }
@@ -321,9 +356,25 @@ func (h heap4) down(pos []int32, i int, s entry) {
 			break
 		}
 		m := c
-		for k := c + 1; k < c+arity && k < n; k++ {
-			if h[k].less(&h[m]) {
-				m = k
+		if c+arity <= n {
+			// All four children: compared without bounds checks.
+			ch := (*[arity]entry)(h[c : c+arity])
+			j := 0
+			if ch[1].less(&ch[0]) {
+				j = 1
+			}
+			if ch[2].less(&ch[j]) {
+				j = 2
+			}
+			if ch[3].less(&ch[j]) {
+				j = 3
+			}
+			m += j
+		} else {
+			for k := c + 1; k < n; k++ {
+				if h[k].less(&h[m]) {
+					m = k
+				}
 			}
 		}
 		if !h[m].less(&s) {
