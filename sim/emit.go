@@ -11,6 +11,11 @@ const (
 
 // emit hands e.ev to the sink. Events are built in e.ev so that passing a
 // pointer to an interface does not allocate.
+//
+// The hot writers below zero e.ev in place and then set its fields: a
+// composite literal assigned to e.ev was built in a temporary from a
+// template and then copied, the whole event twice (and, while the collector
+// runs, through its bulk write barrier).
 func (e *Engine) emit() {
 	e.traced++
 	if e.sink != nil {
@@ -19,7 +24,9 @@ func (e *Engine) emit() {
 }
 
 func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Switch, Comm: "swapper", Prio: 120, NextComm: "swapper", NextPrio: 120}
+	ev := &e.ev
+	*ev = trace.Event{}
+	ev.TS, ev.CPU, ev.Kind, ev.Comm, ev.Prio, ev.NextComm, ev.NextPrio = e.now, int32(c.id), trace.Switch, "swapper", 120, "swapper", 120
 	if prev != nil {
 		e.ev.PID, e.ev.Comm, e.ev.Prio = int32(prev.st.PID), prev.st.Comm, int32(prev.st.Prio())
 		switch prev.state {
@@ -38,8 +45,10 @@ func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
 }
 
 func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: k, PID: int32(t.st.PID), Comm: t.st.Comm,
-		Prio: int32(t.st.Prio()), TargetCPU: int32(t.st.CPU)}
+	ev := &e.ev
+	*ev = trace.Event{}
+	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm = e.now, int32(c.id), k, int32(t.st.PID), t.st.Comm
+	ev.Prio, ev.TargetCPU = int32(t.st.Prio()), int32(t.st.CPU)
 	e.emit()
 }
 
@@ -59,7 +68,9 @@ func (e *Engine) emitFork(c *CPU, parent, child *Task) {
 // the mark names the task running there (the idle task when none), as a
 // trace_marker write names the current task.
 func (e *Engine) emitMark(t *Task, k trace.MarkKind, m mark, expected int64) {
-	e.ev = trace.Event{TS: e.now, Kind: trace.Mark, Mark: k, Timer: m.timer, Seq: m.seq, Expected: expected}
+	ev := &e.ev
+	*ev = trace.Event{}
+	ev.TS, ev.Kind, ev.Mark, ev.Timer, ev.Seq, ev.Expected = e.now, trace.Mark, k, m.timer, m.seq, expected
 	switch {
 	case t == nil:
 	case k == markCallback:
