@@ -14,13 +14,13 @@ const (
 	Interactive             = "INTERACTIVE"
 	Timer                   = "TIMER"
 	InteractiveForkExpedite = "INTERACTIVE_FORK_EXPEDITED"
-	TimerForkExpedited      = "TIMER_FORK_EXPEDITED"
+	TimerForkExpedited      = sched.TimerForkExpedited
 	DynMinVruntime          = "DYN_MIN_VRUNTIME"
-	StartNice               = "START_NICE"
+	StartNice               = sched.StartNice
 	CPTFix                  = "CPT_FIX"
 
-	StartNiceDelta      = "start_nice_delta"
-	StartNiceEnd        = "start_nice_end"
+	StartNiceDelta      = sched.StartNiceDelta
+	StartNiceEnd        = sched.StartNiceEnd
 	StartNiceKeepsDebit = "start_nice_keeps_debit"
 	StartNiceReading    = "start_nice_reading"
 	CPTFixVariant       = "cpt_fix_variant"
@@ -28,8 +28,8 @@ const (
 
 // Values of start_nice_end.
 const (
-	startNiceEndDeschedule = 0
-	startNiceEndSlice      = 1
+	startNiceEndDeschedule = sched.StartNiceEndDeschedule
+	startNiceEndSlice      = sched.StartNiceEndSlice
 )
 
 // Values of start_nice_reading: where START_NICE places the child. The

@@ -11,17 +11,17 @@ import (
 // ours (docs/reconstructions.md, "eevdf-today"). Both default off and are
 // left out of a run's report while off.
 const (
-	TimerForkExpedited = "TIMER_FORK_EXPEDITED"
-	StartNice          = "START_NICE"
+	TimerForkExpedited = sched.TimerForkExpedited
+	StartNice          = sched.StartNice
 
-	StartNiceDelta = "start_nice_delta"
-	StartNiceEnd   = "start_nice_end"
+	StartNiceDelta = sched.StartNiceDelta
+	StartNiceEnd   = sched.StartNiceEnd
 )
 
 // Values of start_nice_end, as the CFS model's.
 const (
-	startNiceEndDeschedule = 0
-	startNiceEndSlice      = 1
+	startNiceEndDeschedule = sched.StartNiceEndDeschedule
+	startNiceEndSlice      = sched.StartNiceEndSlice
 )
 
 func whatIfFeatures() []sched.Feature {
