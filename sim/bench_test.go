@@ -48,26 +48,35 @@ func cpuNS(tb testing.TB) int64 {
 func benchWorkload(b *testing.B, workload string, sink func() trace.Sink) {
 	sp := spec(b, workload)
 	cfg := schedConfig(b, "cfs-2.6.35", 1, nil, nil)
-	var ms0, ms1 runtime.MemStats
 	e, err := sim.New(sim.Config{Spec: sp, Sched: cfg, Params: sim.DefaultParams(), Duration: int64(b.N) * 10e6, Sink: sink()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
+	runTimed(b, e, 0)
+}
+
+// runTimed runs e to its end as b's timed part and reports, per event run
+// after the first ev0, wall and CPU ns, allocations, and events per op;
+// it returns where the run ended and the memory statistics after it.
+func runTimed(b *testing.B, e *sim.Engine, ev0 uint64) (int64, runtime.MemStats) {
+	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	b.ResetTimer()
 	cpu0 := cpuNS(b)
-	if _, err := e.Run(); err != nil {
+	end, err := e.Run()
+	if err != nil {
 		b.Fatal(err)
 	}
 	cpu := cpuNS(b) - cpu0
 	b.StopTimer()
 	runtime.ReadMemStats(&ms1)
-	ev := float64(e.Events())
+	ev := float64(e.Events() - ev0)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
 	b.ReportMetric(float64(cpu)/ev, "cpu-ns/event")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
 	b.ReportMetric(ev/float64(b.N), "events/op")
+	return end, ms1
 }
 
 func BenchmarkEngine(b *testing.B) {
@@ -249,23 +258,8 @@ func benchScale(b *testing.B, ncpu, n int) {
 	if err := e.Advance(warm); err != nil {
 		b.Fatal(err)
 	}
-	ev0 := e.Events()
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	b.ResetTimer()
-	cpu0 := cpuNS(b)
-	if _, err := e.Run(); err != nil {
-		b.Fatal(err)
-	}
-	cpu := cpuNS(b) - cpu0
-	b.StopTimer()
-	runtime.ReadMemStats(&ms1)
-	ev := float64(e.Events() - ev0)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
-	b.ReportMetric(float64(cpu)/ev, "cpu-ns/event")
-	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
-	b.ReportMetric(ev/float64(b.N), "events/op")
-	b.ReportMetric(float64(ms1.HeapInuse)/(1<<20), "heap-MB")
+	_, ms := runTimed(b, e, e.Events())
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 }
 
 // BenchmarkScenario runs built-in seed scenarios, on 1 and 64 CPUs, with
@@ -301,23 +295,8 @@ func BenchmarkScenario(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var ms0, ms1 runtime.MemStats
 				runtime.GC()
-				runtime.ReadMemStats(&ms0)
-				b.ResetTimer()
-				cpu0 := cpuNS(b)
-				end, err := e.Run()
-				if err != nil {
-					b.Fatal(err)
-				}
-				cpu := cpuNS(b) - cpu0
-				b.StopTimer()
-				runtime.ReadMemStats(&ms1)
-				ev := float64(e.Events())
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ev, "ns/event")
-				b.ReportMetric(float64(cpu)/ev, "cpu-ns/event")
-				b.ReportMetric(ev/float64(b.N), "events/op")
-				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/ev, "allocs/event")
+				end, _ := runTimed(b, e, 0)
 				b.ReportMetric(float64(end)/float64(b.Elapsed().Nanoseconds()), "sim-s/wall-s")
 			})
 		}
