@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"schedlab/sched"
 	"schedlab/workload"
 )
 
@@ -15,19 +14,6 @@ func parseSpec(t *testing.T, js string) *workload.Spec {
 		t.Fatal(err)
 	}
 	return sp
-}
-
-func policyConfig(t *testing.T, policy string, ncpu int) *sched.Config {
-	t.Helper()
-	prof, err := sched.Lookup(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := prof.NewConfig(ncpu, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // The balancer's searches through the CPU masks (cpuChanged) answer what

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"schedlab/sched"
 	"schedlab/workload"
 )
 
@@ -65,15 +64,7 @@ func TestLiveThreadsAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := sched.Lookup("cfs-2.6.35")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := prof.NewConfig(4, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(Config{Spec: sp, Sched: cfg, Params: DefaultParams(), Duration: 10e9})
+	e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", 4), Params: DefaultParams(), Duration: 10e9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"schedlab/sched"
 	"schedlab/workload"
 )
 
@@ -131,21 +130,13 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := sched.Lookup("cfs-2.6.35")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want string
 	for _, c := range []struct {
 		window      int64
 		split, join int
 	}{{0, 0, 0}, {0, 2, 1}, {20e3, 2, 1}, {200e3, 2, 100}, {0, 2, 1000}} {
-		cfg, err := prof.NewConfig(8, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		s := &hashSink{h: sha256.New()}
-		e, err := New(Config{Spec: sp, Sched: cfg, Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
+		e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", 8), Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"hash"
 	"testing"
 
-	"schedlab/sched"
 	_ "schedlab/sched/cfs"
 	_ "schedlab/sched/eevdf"
 	_ "schedlab/sched/rt"
@@ -35,14 +34,7 @@ func runDigest(t *testing.T, spec *workload.Spec, policy string, ncpu int, recyc
 	t.Helper()
 	defer func(old bool) { recycleTasks = old }(recycleTasks)
 	recycleTasks = recycle
-	prof, err := sched.Lookup(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := prof.NewConfig(ncpu, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := policyConfig(t, policy, ncpu)
 	s := &hashSink{h: sha256.New()}
 	e, err := New(Config{Spec: spec, Sched: cfg, Params: DefaultParams(), Duration: 5e8, Sink: s, Check: true})
 	if err != nil {
