@@ -88,6 +88,9 @@ type Engine struct {
 	reused    int
 	rtState   []*rtTimerState // shared rt-app timer state, by Spec.Timers index
 	timerID   int32
+	// stacks counts each thread group's cached thread stacks
+	// (threadstart.go), kept only when threads are charged a setup.
+	stacks map[int32]int
 
 	live, pending int // tasks alive; initial tasks not started yet
 	started       bool
@@ -666,6 +669,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	if d.Process {
 		t.st.TGID = t.st.PID
 	}
+	e.takeStack(t)
 	name := d.Name
 	if parent == nil && d.Instances > 1 {
 		name = fmt.Sprintf("%s-%d", d.Name, instance)
@@ -879,6 +883,7 @@ func (e *Engine) exit(t *Task) {
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
 	e.emit()
 	t.state = stDead
+	e.returnStack(t)
 	// Its task_struct is freed after a grace period.
 	e.rcuCallback()
 	e.alive.remove(t)

@@ -484,3 +484,51 @@ func TestProcessExecCost(t *testing.T) {
 		t.Errorf("thr blocked at %d ns, want %d (no exec)", sleeps[1].TS, want)
 	}
 }
+
+// cost_thread_start_ns is run before a thread's first event, so its timer
+// grid starts after it; a thread on a stack its process cached from an
+// exited thread takes cost_thread_start_cached_ns instead. A SIGEV_THREAD
+// callback marks its start before its setup.
+func TestThreadStartAnchorsTheGrid(t *testing.T) {
+	p := sim.DefaultParams()
+	p.CostThreadStart, p.CostThreadStartCached = 56000, 35000
+	_, evs := record(t, `{"tasks": {"tick": {"timer": {"ref": "t", "period": 10000}, "run": 100}}}`, 1, 50e6, p)
+	in := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Switch && e.NextPID == 1001 })
+	first := in[0].TS + p.CostContextSwitch + p.CostThreadStart
+	wakes := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Waking && e.PID == 1001 })
+	if len(wakes) < 3 {
+		t.Fatalf("%d wakeups of the periodic thread", len(wakes))
+	}
+	for i, w := range wakes[:3] {
+		if got, want := w.TS, first+int64(i+1)*10e6+p.CostWakeup+p.TimerIRQ; got < want || got > want+1e5 {
+			t.Errorf("wakeup %d at %d, want from %d (the grid from the first switch-in + switch + thread start)", i, got, want)
+		}
+	}
+	// Each callback marks its start right after its switch-in, then runs
+	// its setup and its 20 µs: the first on a new stack, the later ones
+	// on the stack of the callback before, which has exited.
+	_, evs = record(t, `{"tasks": {
+		"sigev-helper": {"timer": {"ref": "h", "period": 10000, "notify": "thread"}, "fork": "callback"},
+		"callback": {"instance": 0, "loop": 1, "run": 20}}}`, 1, 50e6, p)
+	marks := find(evs, func(e *trace.Event) bool {
+		return e.Kind == trace.Mark && e.Mark == trace.CallbackStart && strings.HasPrefix(e.Comm, "callback")
+	})
+	if len(marks) < 3 {
+		t.Fatalf("%d callback marks", len(marks))
+	}
+	for i, m := range marks[:3] {
+		sw := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Switch && e.NextPID == m.PID && e.TS <= m.TS })
+		sw = sw[len(sw)-1:]
+		if d := m.TS - sw[0].TS; d > p.CostContextSwitch {
+			t.Errorf("callback %d marks %d ns after its switch-in, want at most the switch's %d", m.PID, d, p.CostContextSwitch)
+		}
+		out := find(evs, func(e *trace.Event) bool { return e.Kind == trace.Switch && e.PID == m.PID && e.TS > m.TS })
+		want := p.CostContextSwitch + p.CostThreadStart + 20000 + p.CostExit
+		if i > 0 {
+			want += p.CostThreadStartCached - p.CostThreadStart
+		}
+		if d := out[0].TS - sw[0].TS; d != want {
+			t.Errorf("callback %d (%d) ran %d ns, want %d", i, m.PID, d, want)
+		}
+	}
+}

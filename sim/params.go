@@ -38,6 +38,15 @@ type Params struct {
 	// model of a kernel, where the workload's own events are the program;
 	// the host and VM profiles of validate set it from a cost probe.
 	CostExec int64
+	// CostThreadStart is CPU time a workload thread spends before its
+	// first event, after its exec if it is a process: the host runner's
+	// run_thread naming the thread, opening its task clock and applying
+	// its start properties before it reads the clock that anchors its
+	// timers (host/worker.c), on a new stack; CostThreadStartCached on a
+	// stack its process cached from an exited thread (threadstart.go).
+	// 0 in a model of a kernel; the VM profile of validate sets them from
+	// traces.
+	CostThreadStart, CostThreadStartCached int64
 	// CostExit is CPU time a task spends in exit() before it is gone.
 	CostExit int64
 	// CostYield is CPU time of the sched_yield() system call; it also
@@ -109,6 +118,8 @@ const (
 	ParamIdleExit    = "cost_idle_exit_ns"
 	ParamExit        = "cost_exit_ns"
 	ParamExec        = "cost_exec_ns"
+	ParamThreadStart = "cost_thread_start_ns"
+	ParamStartCached = "cost_thread_start_cached_ns"
 	ParamYield       = "cost_yield_ns"
 	ParamLLCSize     = "llc_size"
 	ParamBalance     = "balance_interval_ns"
@@ -168,6 +179,8 @@ func ParamTunables() []sched.Tunable {
 		{Name: ParamTimerIRQ, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "extra delay of timer-driven wakeups (sleep ends, timer expiries, input events): a virtual machine's late hrtimer interrupt; 0 on bare metal"},
 		{Name: ParamIdleExit, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "further delay of a timer-driven wakeup whose timer fires on an idle CPU: a halted virtual CPU's wakeup by its host; 0 on bare metal"},
 		{Name: ParamExec, Default: 0, Unit: "ns", Min: 0, Max: 1e10, Doc: "CPU time a \"process\" task spends in exec() of the measuring binary before its first event (the host runner's processes exec schedlab); 0 in a model of a kernel"},
+		{Name: ParamThreadStart, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time a workload thread spends before its first event, which anchors its timers (the host runner's per-thread setup); 0 in a model of a kernel"},
+		{Name: ParamStartCached, Default: 0, Unit: "ns", Min: 0, Max: 1e9, Doc: "the same for a thread created on a stack its process cached from an exited thread (glibc's stack cache); 0 in a model of a kernel"},
 		{Name: ParamExit, Default: defaultExit, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of exit() before the task is gone"},
 		{Name: ParamYield, Default: defaultYield, Unit: "ns", Min: 0, Max: 1e9, Doc: "CPU time of the sched_yield() system call"},
 		{Name: ParamLLCSize, Default: 0, Min: 0, Max: 1 << 16, Doc: "CPUs per last-level-cache domain (0: all CPUs share one); wakeups look for idle CPUs within it"},
@@ -202,6 +215,10 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 		p.CostExit = v
 	case ParamExec:
 		p.CostExec = v
+	case ParamThreadStart:
+		p.CostThreadStart = v
+	case ParamStartCached:
+		p.CostThreadStartCached = v
 	case ParamYield:
 		p.CostYield = v
 	case ParamLLCSize:
@@ -231,7 +248,7 @@ func (p *Params) Set(name string, v int64) (ok bool) {
 }
 
 // Values returns the parameters by name, for reports. The idle-switch,
-// IPI and noise parameters (added after reports were fixed) are listed
+// IPI, blocking-call, thread-start and noise parameters (added after reports were fixed) are listed
 // only when set, so a report of a run without them is as it was.
 func (p Params) Values() map[string]int64 {
 	m := map[string]int64{
@@ -249,7 +266,7 @@ func (p Params) Values() map[string]int64 {
 		ParamResched:   p.CostResched,
 		ParamTickPhase: p.TickPhase,
 	}
-	for name, v := range map[string]int64{ParamIdleResched: p.IdleResched, ParamIPI: p.CostIPI, ParamBlock: p.CostBlock,
+	for name, v := range map[string]int64{ParamIdleResched: p.IdleResched, ParamIPI: p.CostIPI, ParamBlock: p.CostBlock, ParamThreadStart: p.CostThreadStart, ParamStartCached: p.CostThreadStartCached,
 		ParamNoiseTimer: p.NoiseTimer, ParamNoiseResch: p.NoiseResched, ParamNoiseSwitch: p.NoiseSwitch} {
 		if v != 0 {
 			m[name] = v

@@ -51,6 +51,9 @@ type Task struct {
 	first int64
 	// stepped: first has been set by the thread's first step.
 	stepped bool
+	// startSpent: the thread has run its setup (step, threadstart.go);
+	// cachedStack: it was created on a stack its group had cached.
+	startSpent, cachedStack bool
 
 	allowed []int // CPU affinity; empty means every CPU
 
@@ -182,6 +185,18 @@ func (e *Engine) complete(t *Task) {
 // step executes the program's next event.
 func (e *Engine) step(t *Task) {
 	if !t.stepped {
+		// The runner's per-thread setup comes before the clock read that
+		// anchors the thread's timers (threadstart.go); a SIGEV_THREAD
+		// callback marks its start before it (sigev_callback's first act).
+		if d := e.threadStart(t); d > 0 && !t.startSpent {
+			t.startSpent = true
+			if t.resumeMark.set {
+				e.emitMark(t, markCallback, t.resumeMark, 0)
+				t.resumeMark = mark{}
+			}
+			t.work, t.action = d, actStep
+			return
+		}
 		t.stepped, t.first = true, e.now
 	}
 	if t.ownSched {

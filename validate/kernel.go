@@ -157,6 +157,38 @@ const (
 	VMBlock        = 6800
 )
 
+// VMThreadStart is the CPU time a workload thread of the host runner
+// spends in the guest from its first switch-in to the clock read that
+// anchors its timers (host/worker.c's run_thread: prctl, perf_event_open
+// of its task clock, its start properties, sched_getaffinity), so its
+// timers' grid starts that much after it first runs (cost_thread_start_ns).
+// Measured once, 2026-12-01, from traces of four periodic threads on an
+// idle vCPU (`schedlab measure FILE --kernel K --cpus 0 --duration 2s
+// --trace`, one vCPU, TCG icount; the grid's start is the first expiry's
+// expected_ns less a period), one slice each on every kernel: debian-5.10
+// 57, 45, 38, 48 µs; debian-6.1 89, 65, 52, 68; debian-6.12 74, 61, 61,
+// 49; debian-unstable (7.2) 78, 53, 49, 70; mean 59.8 µs, of which the
+// engine charges the context switch (3.2–5.1 µs, 3.8 on average over the
+// four) apart: 56 µs. The spread within a kernel (the first thread to run
+// is usually the dearest: the code's pages fault in) is as wide as
+// between kernels, so one constant serves all, held fixed.
+//
+// VMThreadStartCached is the same setup on a stack the process cached
+// from an exited thread (glibc's stack cache; sim/threadstart.go), whose
+// pages are mapped already: every SIGEV_THREAD callback after the first,
+// every thread a loop forks after the one before has exited. Measured
+// once, 2026-12-01, from traced runs of wakeup-latency (a 20 µs callback
+// every 10 ms on an idle vCPU; `schedlab measure wakeup-latency --kernel K
+// --cpus 0 --duration 2s --trace`): each callback's one slice, switch-in
+// to exit, 69 µs (p10–p90 69–71, 397 callbacks) on debian-6.1 and 70 µs
+// (70–72, 197) on debian-unstable (7.2); less the work (20), the exit
+// (cost_exit_ns, 10) and each kernel's context switch (3.2 and 5.1 µs),
+// 35.8 and 34.9 µs. Held fixed for every kernel.
+const (
+	VMThreadStart       = 56_000
+	VMThreadStartCached = 35_000
+)
+
 // vmCosts is one kernel's row of the VM's engine costs: the cost probe's
 // context switch and thread creation, and the traced wakeup paths above
 // (VMResched, VMIdleResched) measured on that kernel by the same method.
@@ -244,6 +276,7 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 		sim.ParamCtxSwitch: c.ctxSwitch, sim.ParamFork: c.fork, sim.ParamExec: VMExec,
 		sim.ParamResched: c.resched, sim.ParamIdleResched: c.idleResched,
 		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
+		sim.ParamThreadStart: VMThreadStart, sim.ParamStartCached: VMThreadStartCached,
 	}, kernel: VMKernelThreads(c.rcuGPTicks),
 		kernelNote: fmt.Sprintf("the guest's kernel threads (validate.VMKernelThreads): rcu_preempt woken at the tick after a thread exit and at its grace period's end %d tick(s) later, kcompactd0 and kworkers every 512, 340 and 1000 ms; not in the samples or the table", c.rcuGPTicks),
 		notes:      []string{why, "the VM's costs as measured on Linux " + c.release + " (validate.vmCostsByKernel, else VMContextSwitch and the rest)"}}

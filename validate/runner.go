@@ -160,7 +160,7 @@ func WithRunner(spec *workload.Spec, fork int64) *workload.Spec {
 	}
 	remapResumes(&s, split)
 	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.delay, b.delay) })
-	watch := &workload.Task{Name: RunnerComm, Loop: 1, Phases: []*workload.Phase{{Loop: 1,
+	watch := &workload.Task{Name: RunnerComm, Runner: true, Loop: 1, Phases: []*workload.Phase{{Loop: 1,
 		Events: []workload.Event{{Kind: workload.Suspend, Key: "suspend", Cond: -1}}}}}
 	s.Tasks = append(s.Tasks, watch)
 	run := func(ns int64) workload.Event {
@@ -179,7 +179,7 @@ func WithRunner(spec *workload.Spec, fork int64) *workload.Spec {
 		ev = append(ev, workload.Event{Kind: workload.Fork, Key: "fork", Fork: st.def})
 	}
 	ev = append(ev, workload.Event{Kind: workload.Suspend, Key: "suspend", Cond: -1})
-	s.Tasks = append(s.Tasks, &workload.Task{Name: RunnerComm, Instances: 1, Loop: 1,
+	s.Tasks = append(s.Tasks, &workload.Task{Name: RunnerComm, Runner: true, Instances: 1, Loop: 1,
 		Phases: []*workload.Phase{{Loop: 1, Events: ev}}})
 	return &s
 }
@@ -242,17 +242,11 @@ func WithColdCallback(spec *workload.Spec, cold int64) *workload.Spec {
 	s := *spec
 	s.Tasks = slices.Clone(spec.Tasks)
 	for i, t := range spec.Tasks {
-		if len(t.Phases) != 1 || t.Phases[0].Loop != 1 || t.Loop == 0 {
+		fork, ok := sigevHelperFork(spec, t)
+		if !ok {
 			continue
 		}
 		ph := t.Phases[0]
-		helper := slices.ContainsFunc(ph.Events, func(e workload.Event) bool {
-			return e.Kind == workload.Timer && spec.Timers[e.Timer].Notify == "thread"
-		})
-		fork := slices.IndexFunc(ph.Events, func(e workload.Event) bool { return e.Kind == workload.Fork })
-		if !helper || fork < 0 {
-			continue
-		}
 		first := *ph
 		first.Events = slices.Insert(slices.Clone(ph.Events), fork, workload.Event{Kind: workload.Run, Key: "run", Dur: workload.Duration{Fixed: cold}})
 		rest := *ph
@@ -271,6 +265,21 @@ func WithColdCallback(spec *workload.Spec, cold int64) *workload.Spec {
 		s.Tasks[i] = &c
 	}
 	return &s
+}
+
+// sigevHelperFork reports whether t is a SIGEV_THREAD helper of the shape
+// the host runs (one phase, run once per loop: a timer with notify
+// "thread", and a fork of the callback) and the fork's index in its phase.
+func sigevHelperFork(spec *workload.Spec, t *workload.Task) (fork int, ok bool) {
+	if len(t.Phases) != 1 || t.Phases[0].Loop != 1 || t.Loop == 0 {
+		return -1, false
+	}
+	ev := t.Phases[0].Events
+	helper := slices.ContainsFunc(ev, func(e workload.Event) bool {
+		return e.Kind == workload.Timer && spec.Timers[e.Timer].Notify == "thread"
+	})
+	fork = slices.IndexFunc(ev, func(e workload.Event) bool { return e.Kind == workload.Fork })
+	return fork, helper && fork >= 0
 }
 
 // The guest's own kernel threads, for the simulation of every VM run

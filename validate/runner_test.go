@@ -285,3 +285,16 @@ func TestTickPhaseGivesTheTracedStart(t *testing.T) {
 		t.Errorf("every run at seeded phases has the start's wait: the test does not tell the phase")
 	}
 }
+
+func TestRunnerTasksMarked(t *testing.T) {
+	spec, _, err := workload.Load("wakeup-latency", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In a VM run's simulation the runner's own tasks take no thread start.
+	for _, d := range WithRunner(spec, VMFork).Tasks {
+		if d.Name == RunnerComm && !d.Runner {
+			t.Errorf("a %s task is not marked Runner", RunnerComm)
+		}
+	}
+}

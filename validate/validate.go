@@ -361,7 +361,8 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	simSpec := WithoutHelperWork(WithSession(spec))
 	if res.VM != nil {
 		simSpec = WithColdCallback(simSpec, VMColdCallback)
-		notes = append(notes, fmt.Sprintf("a SIGEV_THREAD helper's first callback thread %.0f µs dearer to create (its new stack; validate.VMColdCallback)", VMColdCallback/1e3))
+		notes = append(notes, fmt.Sprintf("a SIGEV_THREAD helper's first callback thread %.0f µs dearer to create (its new stack; validate.VMColdCallback)", VMColdCallback/1e3),
+			fmt.Sprintf("each workload thread's setup in the runner before its first event, which anchors its timers: %.0f µs on a new stack, %.0f µs on one its process cached (validate.VMThreadStart, VMThreadStartCached)", VMThreadStart/1e3, VMThreadStartCached/1e3))
 	}
 	sims := make([]*lab.Outcome, res.Runs)
 	errs := make([]error, res.Runs)

@@ -55,6 +55,11 @@ type Task struct {
 	// definition creates a process (fork + exec), not a thread. The
 	// simulator does not distinguish them: both are tasks.
 	Process bool
+	// Runner marks a task that the measuring runner itself adds to a
+	// simulation of a recorded run (validate.WithRunner's root and watch
+	// thread). Neither runs host/worker.c's run_thread, so neither pays
+	// the engine's cost_thread_start_ns. Never set by a workload file.
+	Runner bool
 }
 
 // Props are the scheduling properties a thread (or, from that phase on, a
