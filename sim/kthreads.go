@@ -31,6 +31,11 @@ type PeriodicThread struct {
 	Comm   string
 	Run    int64 // CPU time per wakeup (ns), after the engine's context switch
 	Period int64 // ns between due times
+	// HRTimer wakes the thread at each due time itself, from the timer
+	// interrupt, as a high-resolution timer does (a user-space daemon's
+	// sleep), instead of at the next jiffy's softirq: its wakeups fall
+	// anywhere in a tick.
+	HRTimer bool
 }
 
 // RCUThread is the RCU grace-period kthread (rcu_preempt) of a kernel
@@ -63,9 +68,11 @@ type kthread struct {
 	run    int64
 	period int64 // periodic: ns between due times; 0 for the RCU kthread
 	due    int64 // periodic: the next due time
-	pid    int
-	task   *Task
-	t      timer
+	// hrtimer: woken at due itself (PeriodicThread.HRTimer)
+	hrtimer bool
+	pid     int
+	task    *Task
+	t       timer
 }
 
 // rcuState is the grace-period machine of the RCU kthread (rcu is nil
@@ -118,7 +125,8 @@ func (e *Engine) startKernel() {
 	for i, p := range k.Periodic {
 		kt := newK(p.Comm, p.Run, p.Period)
 		kt.due = int64(splitmix(e.cfg.Seed^uint64(i+1)*0x2545f4914f6cdd1d) % uint64(p.Period))
-		e.q.arm(&kt.t, e.jiffyAtOrAfter(kt.due)+k.WakeDelay)
+		kt.hrtimer = p.HRTimer
+		e.q.arm(&kt.t, e.kthreadDue(kt))
 	}
 	if k.RCU != nil {
 		e.rcu = &rcuState{k: newK(k.RCU.Comm, k.RCU.Run, 0), gpTicks: k.RCU.GPTicks}
@@ -152,7 +160,7 @@ func (e *Engine) kthreadTimer(t *timer) {
 	e.kthreadWake(kt)
 	if kt.period > 0 {
 		kt.due += kt.period
-		e.q.arm(&kt.t, e.jiffyAtOrAfter(kt.due)+e.cfg.Kernel.WakeDelay)
+		e.q.arm(&kt.t, e.kthreadDue(kt))
 		return
 	}
 	r := e.rcu
@@ -166,6 +174,15 @@ func (e *Engine) kthreadTimer(t *timer) {
 		return
 	}
 	e.q.arm(&kt.t, e.jiffyStart(r.endK)+e.cfg.Kernel.WakeDelay)
+}
+
+// kthreadDue is when a periodic kernel thread's next wakeup falls: at its
+// due time for an hrtimer, else at the softirq of the jiffy at or after it.
+func (e *Engine) kthreadDue(kt *kthread) int64 {
+	if kt.hrtimer {
+		return kt.due
+	}
+	return e.jiffyAtOrAfter(kt.due) + e.cfg.Kernel.WakeDelay
 }
 
 // kthreadWake wakes a kernel thread; one still running its last burst

@@ -142,6 +142,33 @@ func TestPeriodicKthread(t *testing.T) {
 	}
 }
 
+// A periodic thread woken by an hrtimer wakes at each due time itself,
+// Period apart, from a first due time the seed draws, not at a jiffy: over
+// seeds its wakeups fall at many phases of the tick.
+func TestPeriodicHRTimerThread(t *testing.T) {
+	k := &sim.KernelThreads{WakeDelay: 4000, Periodic: []sim.PeriodicThread{{Comm: "init", Run: 36000, Period: 48_000_000, HRTimer: true}}}
+	phases := map[int64]bool{}
+	for seed := uint64(1); seed <= 8; seed++ {
+		rec, p := ktRun(t, "eevdf-6.12", `{"tasks": {"hog": {"run": 1000000}}}`, k, seed)
+		wakes, _ := kthreadWakes(rec, "init")
+		if len(wakes) < 4 || len(wakes) > 5 {
+			t.Fatalf("seed %d: init woken %d times in 200 ms every 48 ms: %v", seed, len(wakes), wakes)
+		}
+		if wakes[0] >= 48_000_000 {
+			t.Errorf("seed %d: first wakeup at %d ns, after the first period", seed, wakes[0])
+		}
+		for i := 1; i < len(wakes); i++ {
+			if d := wakes[i] - wakes[i-1]; d != 48_000_000 {
+				t.Errorf("seed %d: wakeups %d ns apart, want 48 ms", seed, d)
+			}
+		}
+		phases[wakes[0]%p.TickNS()] = true
+	}
+	if len(phases) < 6 {
+		t.Errorf("8 seeds put the hrtimer thread's wakeups at only %d phases of the tick: %v", len(phases), phases)
+	}
+}
+
 // Every profile runs kernel threads beside a forking, exiting workload
 // with the engine's and the class's invariants checked at every event.
 func TestKthreadsKeepInvariants(t *testing.T) {

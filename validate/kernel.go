@@ -278,7 +278,7 @@ func modelForVM(k *vm.Kernel, st *vm.Sched, release string, hz int64) (*vmModel,
 		sim.ParamNoiseResch: VMNoiseResched, sim.ParamNoiseTimer: VMNoiseTimer, sim.ParamBlock: VMBlock,
 		sim.ParamThreadStart: VMThreadStart, sim.ParamStartCached: VMThreadStartCached,
 	}, kernel: VMKernelThreads(c.rcuGPTicks),
-		kernelNote: fmt.Sprintf("the guest's kernel threads (validate.VMKernelThreads): rcu_preempt woken at the tick after a thread exit and at its grace period's end %d tick(s) later, kcompactd0 and kworkers every 512, 340 and 1000 ms; not in the samples or the table", c.rcuGPTicks),
+		kernelNote: fmt.Sprintf("the guest's kernel threads (validate.VMKernelThreads): rcu_preempt woken at the tick after a thread exit and at its grace period's end %d tick(s) later, kcompactd0 and kworkers every 512, 340 and 1000 ms, and the launcher's heartbeat (init, every %.2f ms at a phase drawn from the seed, %.0f µs); not in the samples or the table", c.rcuGPTicks, VMHeartbeatEach/1e6, VMHeartbeatRun/1e3),
 		notes:      []string{why, "the VM's costs as measured on Linux " + c.release + " (validate.vmCostsByKernel, else VMContextSwitch and the rest)"}}
 	hzWhy := fmt.Sprintf("HZ %d (the kernel's CONFIG_HZ when its run was recorded)", hz)
 	if hz == 0 {
