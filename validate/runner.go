@@ -380,11 +380,13 @@ var VMHeartbeat = sim.PeriodicThread{Comm: "init", Run: VMHeartbeatRun, Period: 
 // toggles 10 of 18 against 12): what they move is a few tick-rounded
 // tails (make -j10's, fork-under-hogs' p99) either way, and the misses
 // they were meant to explain have other causes (docs/vm.md). With the
-// heartbeat too (same day, later model): 609 of 696 against 605, more than
-// 2× off 84 against 80, toggles 14 of 18 against 13; the gains are
-// medians of two-population samples and maxima of 3 runs, which any small
-// change moves either way, so the default stays. `schedlab fidelity
-// --kernel-threads` turns it on.
+// heartbeat too: 609 of 696 against 605, more than 2× off 84 against 80,
+// toggles 14 of 18 against 13 on the model before the threads' start costs
+// (cost_thread_start_ns), and 597 against 592, 88 against 90, toggles 12
+// against 13 after them; what moves either way is medians of
+// two-population samples and maxima of 3 runs (the toggle that comes and
+// goes is 5.10's min_granularity make -j10 wakeup maximum), so the
+// default stays. `schedlab fidelity --kernel-threads` turns it on.
 var GuestKernelThreads = false
 
 // VMKernelThreads is the guest's kernel threads for a kernel whose grace
