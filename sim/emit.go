@@ -23,7 +23,22 @@ func (e *Engine) emit() {
 	}
 }
 
+// untraced counts an event that no sink will read and says so, so that a
+// writer need not build it: a run without a sink (the engine's benchmarks,
+// a sweep that keeps only the engine's figures) built three events for
+// every two it dispatched, about 5 % of its instructions.
+func (e *Engine) untraced() bool {
+	if e.sink != nil {
+		return false
+	}
+	e.traced++
+	return true
+}
+
 func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
+	if e.untraced() {
+		return
+	}
 	ev := &e.ev
 	*ev = trace.Event{}
 	ev.TS, ev.CPU, ev.Kind, ev.Comm, ev.Prio, ev.NextComm, ev.NextPrio = e.now, int32(c.id), trace.Switch, "swapper", 120, "swapper", 120
@@ -45,6 +60,9 @@ func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
 }
 
 func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
+	if e.untraced() {
+		return
+	}
 	ev := &e.ev
 	*ev = trace.Event{}
 	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm = e.now, int32(c.id), k, int32(t.st.PID), t.st.Comm
@@ -54,6 +72,9 @@ func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
 
 // emitFork writes sched_process_fork; a nil parent is rt-app's main thread.
 func (e *Engine) emitFork(c *CPU, parent, child *Task) {
+	if e.untraced() {
+		return
+	}
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Fork, PID: pidBase, Comm: "rt-app", TGID: pidBase,
 		ChildPID: int32(child.st.PID), ChildComm: child.st.Comm, ChildTGID: int32(child.st.TGID)}
 	if parent != nil {
@@ -68,6 +89,9 @@ func (e *Engine) emitFork(c *CPU, parent, child *Task) {
 // the mark names the task running there (the idle task when none), as a
 // trace_marker write names the current task.
 func (e *Engine) emitMark(t *Task, k trace.MarkKind, m mark, expected int64) {
+	if e.untraced() {
+		return
+	}
 	ev := &e.ev
 	*ev = trace.Event{}
 	ev.TS, ev.Kind, ev.Mark, ev.Timer, ev.Seq, ev.Expected = e.now, trace.Mark, k, m.timer, m.seq, expected

@@ -228,6 +228,9 @@ func (e *Engine) migrate(t *Task, dst *CPU, check bool) {
 }
 
 func (e *Engine) emitMigrate(c *CPU, t *Task, from int) {
+	if e.untraced() {
+		return
+	}
 	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Migrate, PID: int32(t.st.PID), Comm: t.st.Comm,
 		Prio: int32(t.st.Prio()), OrigCPU: int32(from), DestCPU: int32(c.id)}
 	e.emit()
