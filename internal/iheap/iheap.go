@@ -97,6 +97,20 @@ func (q *Heap[E]) Remove(id int) {
 	q.release(int32(id))
 }
 
+// Replace puts e, with its key and sequence, where the element with
+// handle id is; that element leaves and e takes over its handle. It is one
+// sift where a Remove and a Push are two.
+func (q *Heap[E]) Replace(id int, e E, key, seq uint64) {
+	q.elems[id] = e
+	i := int(q.pos[id])
+	s := slot{key: key, seq: seq, id: int32(id)}
+	if i > 0 && s.less(&q.h[(i-1)/arity]) {
+		q.up(i, s)
+	} else {
+		q.down(i, s)
+	}
+}
+
 func (q *Heap[E]) release(id int32) E {
 	var zero E
 	e := q.elems[id]

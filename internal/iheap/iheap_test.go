@@ -21,7 +21,7 @@ func sortList(list []*item) {
 	})
 }
 
-// Random pushes, removals and pops, with keys near the u64 wrap, keep the
+// Random pushes, removals, replacements and pops, with keys near the u64 wrap, keep the
 // heap's minimum equal to the first element of a list sorted the same way
 // (ties broken by sequence); handles stay valid while their element is
 // in, are reused once it leaves, and name nothing after.
@@ -32,7 +32,7 @@ func TestAgainstSortedList(t *testing.T) {
 	var seq uint64
 	base := ^uint64(0) - 50 // keys straddle the wrap
 	for step := 0; step < 30000; step++ {
-		switch op := r.IntN(6); {
+		switch op := r.IntN(7); {
 		case len(list) == 0 || op < 3:
 			seq++
 			it := &item{key: base + uint64(r.IntN(100)), seq: seq}
@@ -47,6 +47,18 @@ func TestAgainstSortedList(t *testing.T) {
 			list[k].id = -1
 			out = append(out, list[k])
 			list = append(list[:k], list[k+1:]...)
+		case op == 6:
+			// Replace: a new element takes a leaving one's place and handle.
+			k := r.IntN(len(list))
+			seq++
+			it := &item{key: base + uint64(r.IntN(100)), seq: seq, id: list[k].id}
+			h.Replace(it.id, it, it.key, it.seq)
+			if h.Contains(list[k], list[k].id) {
+				t.Fatal("replaced element still here")
+			}
+			list[k].id = -1
+			out = append(out, list[k])
+			list[k] = it
 		default:
 			sortList(list)
 			e, k, s := h.Pop()

@@ -60,7 +60,7 @@ func checkQueue(q *cfsRQ, name string, seen map[*sched.Task]bool) error {
 	}
 	var ents []*entity
 	for i := 0; i < q.tree.len(); i++ {
-		se := q.tree.h.At(i)
+		se := q.tree.at(i)
 		if se == q.curr {
 			return fmt.Errorf("queue %s: curr is in the timeline", name)
 		}

@@ -28,7 +28,7 @@ func (b *brokenMinV) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
 			q.curr.vruntime -= back
 		}
 		for i := 0; i < q.tree.len(); i++ {
-			q.tree.h.At(i).vruntime -= back
+			q.tree.at(i).vruntime -= back
 		}
 	}
 }

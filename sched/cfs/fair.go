@@ -827,7 +827,7 @@ func (c *CFS) SetNice(env sched.RQ, t *sched.Task, nice int) {
 // whatever names it keeps seeing the dead task, as before.
 func (c *CFS) TaskDead(env sched.RQ, t *sched.Task) {
 	se := taskSE(t)
-	if se.onRQ || se.idx >= 0 {
+	if se.onRQ || se.idx != -1 {
 		return
 	}
 	if q := se.q; q.curr == se || q.next == se || q.last == se || q.skip == se {
