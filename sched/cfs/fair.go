@@ -712,11 +712,16 @@ func (c *CFS) checkPreemptTick(env sched.RQ, q *cfsRQ, curr *entity) {
 }
 
 // hrtickStart arms env's high-resolution slice timer for p, queued on env
-// (hrtick_start_fair), if HRTICK is on and p's queue has company.
+// (hrtick_start_fair), if HRTICK is on and p's queue has company. (The
+// test is apart so that it inlines: HRTICK is off by default, and the
+// call was most of what every pick, enqueue and dequeue paid for it.)
 func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
-	if !c.hrtick {
-		return
+	if c.hrtick {
+		c.startHRTick(env, p)
 	}
+}
+
+func (c *CFS) startHRTick(env sched.RQ, p *sched.Task) {
 	se := taskSE(p)
 	q := se.q
 	// 6.1 counts the CPU's tasks (h_nr_running), 2.6.35 the task's queue.
@@ -745,15 +750,18 @@ func (c *CFS) hrtickStart(env sched.RQ, p *sched.Task) {
 // hrtickUpdate re-arms env's hrtick after its load changed, while the queue
 // is small enough that slices are not all min_granularity (hrtick_update).
 func (c *CFS) hrtickUpdate(env sched.RQ) {
-	if !c.hrtick {
-		return
+	if c.hrtick {
+		c.updateHRTick(env)
 	}
+}
+
+func (c *CFS) updateHRTick(env sched.RQ) {
 	curr := env.Curr()
 	if curr == nil || curr.Sched == nil {
 		return
 	}
 	if taskSE(curr).q.nr < c.nrLatency {
-		c.hrtickStart(env, curr)
+		c.startHRTick(env, curr)
 	}
 }
 
