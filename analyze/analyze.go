@@ -157,7 +157,8 @@ const (
 type task struct {
 	comm     string
 	pid      int32
-	used     bool // a live generation (else a free record)
+	idx      int32 // its index in Analyzer.tasks
+	used     bool  // a live generation (else a free record)
 	onCPU    bool
 	exited   bool
 	switched bool // appeared in a Switch, so it gets a row
@@ -188,7 +189,10 @@ type Options struct {
 type Analyzer struct {
 	opt    Options
 	events int
-	tasks  []task   // the live generations, and free records
+	// The live generations, and free records, each allocated once: a
+	// record stays where it is while tasks grows, so the handlers hold
+	// pointers, not indices checked at every use.
+	tasks  []*task
 	free   []int32  // indices of free records in tasks
 	pids   idTable  // PID → index in tasks of its current generation
 	seen   pidSet   // PIDs that had a generation
@@ -247,9 +251,6 @@ func NewWith(o Options) *Analyzer {
 	return &Analyzer{opt: o, comms: map[string]int{}}
 }
 
-// at returns the record of index i.
-func (a *Analyzer) at(i int) *task { return &a.tasks[i] }
-
 // wakeupSample and timerSample record one latency sample.
 func (a *Analyzer) wakeupSample(d int64) {
 	a.wakeupHist.Add(d)
@@ -303,7 +304,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		if e.PID == 0 {
 			return
 		}
-		t := a.at(a.task(e.PID, e.Comm, false))
+		t := a.task(e.PID, e.Comm, false)
 		// Only the first wakeup event starts the interval, which makes a
 		// sched_wakeup after its sched_waking a no-op and lets a lone
 		// sched_wakeup (old kernels) start it.
@@ -322,7 +323,7 @@ func (a *Analyzer) Event(e *trace.Event) {
 		}
 	case trace.Exit:
 		if e.PID != 0 {
-			t := a.at(a.task(e.PID, e.Comm, false))
+			t := a.task(e.PID, e.Comm, false)
 			t.exited = true
 			a.setState(t, idle)
 		}
@@ -349,8 +350,7 @@ func (a *Analyzer) gap(e *trace.Event) {
 	if e.Seq > 0 {
 		a.lost += e.Seq
 	}
-	for i := range a.tasks { // order does not matter: each task is reset alone
-		t := a.at(i)
+	for _, t := range a.tasks { // order does not matter: each task is reset alone
 		if !t.used {
 			continue
 		}
@@ -376,49 +376,52 @@ func (a *Analyzer) restart(ts int64) {
 	*a = *n
 }
 
-// task returns the index of pid's current task, creating one if there is
-// none or, unless dying is true, if the current one has exited.
-func (a *Analyzer) task(pid int32, comm string, dying bool) int {
+// task returns pid's current task, creating one if there is none or,
+// unless dying is true, if the current one has exited.
+func (a *Analyzer) task(pid int32, comm string, dying bool) *task {
 	j, ok := a.pids.get(pid)
-	i := int(j)
-	if !ok || (!dying && a.at(i).exited) {
+	if !ok {
+		return a.newTask(pid, comm)
+	}
+	t := a.tasks[j]
+	if !dying && t.exited {
 		return a.newTask(pid, comm)
 	}
 	if comm != "" {
-		a.at(i).comm = comm
+		t.comm = comm
 	}
-	return i
+	return t
 }
 
-func (a *Analyzer) newTask(pid int32, comm string) int {
+func (a *Analyzer) newTask(pid int32, comm string) *task {
 	if j, ok := a.pids.get(pid); ok {
-		i := int(j)
+		old := a.tasks[j]
 		// The old generation's end went unseen, so its last time slice has
 		// no known end: drop it rather than count it up to Finish.
-		a.at(i).onCPU = false
-		a.setState(a.at(i), idle)
-		a.end(i)
+		old.onCPU = false
+		a.setState(old, idle)
+		a.end(old)
 	}
 	if !a.seen.add(pid) {
 		a.pidReuse++
 	}
-	var i int
+	var t *task
 	if n := len(a.free); n > 0 {
-		i = int(a.free[n-1])
+		t = a.tasks[a.free[n-1]]
 		a.free = a.free[:n-1]
 	} else {
-		i = len(a.tasks)
-		a.tasks = append(a.tasks, task{})
+		t = new(task)
+		t.idx = int32(len(a.tasks))
+		a.tasks = append(a.tasks, t)
 	}
-	a.tasks[i] = task{pid: pid, comm: comm, used: true}
-	a.pids.set(pid, int64(i))
-	return i
+	*t = task{pid: pid, comm: comm, used: true, idx: t.idx}
+	a.pids.set(pid, int64(t.idx))
+	return t
 }
 
-// end folds the generation of record i into the rows of ended tasks and
+// end folds the generation of record t into the rows of ended tasks and
 // frees the record.
-func (a *Analyzer) end(i int) {
-	t := a.at(i)
+func (a *Analyzer) end(t *task) {
 	if t.switched {
 		r := t.row(0)
 		fold(a.comms, &a.ended, &r)
@@ -427,8 +430,8 @@ func (a *Analyzer) end(i int) {
 		}
 	}
 	a.pids.del(t.pid)
-	*t = task{}
-	a.free = append(a.free, int32(i))
+	*t = task{idx: t.idx}
+	a.free = append(a.free, t.idx)
 }
 
 // fold adds r to its comm's row in rows (at maps comms to indices).
@@ -466,7 +469,7 @@ func (t *task) row(end int64) TaskRow {
 }
 
 func (a *Analyzer) switchEvent(e *trace.Event) {
-	prev, next := -1, -1
+	var prev, next *task
 	dead := false
 	if e.PID != 0 {
 		prev = a.task(e.PID, e.Comm, true)
@@ -474,8 +477,7 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 	if e.NextPID != 0 {
 		next = a.task(e.NextPID, e.NextComm, true)
 	}
-	if prev >= 0 {
-		t := a.at(prev)
+	if t := prev; t != nil {
 		if !t.onCPU {
 			if t.switched {
 				a.missedIn++
@@ -500,8 +502,7 @@ func (a *Analyzer) switchEvent(e *trace.Event) {
 			dead = true
 		}
 	}
-	if next >= 0 {
-		t := a.at(next)
+	if t := next; t != nil {
 		t.switched = true
 		t.switches++
 		if t.state != idle {
@@ -585,8 +586,7 @@ func (a *Analyzer) Finish(end int64) Report {
 	if a.opt.PerTask {
 		r.Tasks = slices.Clone(a.rows)
 	}
-	for i := range a.tasks {
-		t := a.at(i)
+	for _, t := range a.tasks {
 		if !t.used || !t.switched {
 			continue
 		}
