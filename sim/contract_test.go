@@ -133,6 +133,7 @@ func (c *contractClass) CheckPreempt(rq sched.RQ, t *sched.Task, wakeFlags int) 
 }
 
 func (c *contractClass) PutPrev(rq sched.RQ, prev *sched.Task) {
+	c.on("PutPrev", rq, prev)
 	c.running("PutPrev", rq, prev)
 	c.calls["PutPrev"]++
 	r := c.handle("PutPrev", rq)
@@ -154,6 +155,7 @@ func (c *contractClass) PickNext(rq sched.RQ) *sched.Task {
 }
 
 func (c *contractClass) Tick(rq sched.RQ, curr *sched.Task, queued bool) {
+	c.on("Tick", rq, curr)
 	c.running("Tick", rq, curr)
 	c.calls["Tick"]++
 	r := c.handle("Tick", rq)

@@ -157,6 +157,24 @@ func (c *CFS) schedClock(env sched.RQ) *cpuRQ {
 	return r
 }
 
+// rqOf and schedClockOf are rq and schedClock for a hook that names a task
+// on env's CPU (t.CPU == env.CPU(), as sched.Class promises for every such
+// hook): the task says which queue, which saves one of the two interface
+// calls on every enqueue, dequeue, wakeup check, put and tick.
+func (c *CFS) rqOf(env sched.RQ, t *sched.Task) *cpuRQ {
+	r := c.cpus[t.CPU]
+	r.clock = uint64(env.Now())
+	return r
+}
+
+func (c *CFS) schedClockOf(env sched.RQ, t *sched.Task) *cpuRQ {
+	r := c.cpus[t.CPU]
+	if !r.skipClock {
+		r.clock = uint64(env.Now())
+	}
+	return r
+}
+
 func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 
 // group returns g's state, creating its per-CPU entities and queues on
@@ -393,7 +411,7 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 // Enqueue implements sched.Class (enqueue_task_fair). Every group
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
-	c.rq(env)
+	c.rqOf(env, t)
 	if flags&sched.EnqueueWakeup != 0 {
 		c.markWakeup(taskSE(t), t.Wake)
 	}
@@ -410,7 +428,7 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 // Dequeue implements sched.Class (dequeue_task_fair). A group whose
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
-	c.rq(env)
+	c.rqOf(env, t)
 	if flags&sched.DequeueSleep != 0 {
 		clearMarks(taskSE(t))
 	}
@@ -505,7 +523,7 @@ func findMatchingSE(se, pse *entity) (*entity, *entity) {
 
 // CheckPreempt implements sched.Class (check_preempt_wakeup).
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	r := c.rq(env)
+	r := c.rqOf(env, p)
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
@@ -619,7 +637,7 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 // here. 2.6.37 made the skip test the running task (1e5a74059f9,
 // f26f9aff6aa), which the EEVDF class models.
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
-	c.schedClock(env)
+	c.schedClockOf(env, prev)
 	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q) // charge the run at the penalty weight first
 		if se.sumExec != se.sumAtFork {
@@ -638,7 +656,7 @@ func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 
 // Tick implements sched.Class (task_tick_fair).
 func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
-	c.rq(env)
+	c.rqOf(env, curr)
 	if se := taskSE(curr); se.startNice && c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q)
 		if se.sumExec-se.sumAtFork > c.schedSlice(se.q, se) {
