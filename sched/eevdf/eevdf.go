@@ -277,10 +277,27 @@ func (c *EEVDF) rq(env sched.RQ) *cpuRQ {
 	if r.prev != nil {
 		// PutPrev is always followed by PickNext; anything else first
 		// completes the put.
-		c.putPrevAll(env, r.prev)
-		r.prev = nil
+		c.completePut(env, r)
 	}
 	return r
+}
+
+// rqOf is rq for a hook that names a task on env's CPU (t.CPU ==
+// env.CPU(), as sched.Class promises for every such hook): the task says
+// which queue, one interface call fewer on every enqueue, dequeue, wakeup
+// check and tick.
+func (c *EEVDF) rqOf(env sched.RQ, t *sched.Task) *cpuRQ {
+	r := c.cpus[t.CPU]
+	r.now = env.Now()
+	if r.prev != nil {
+		c.completePut(env, r)
+	}
+	return r
+}
+
+func (c *EEVDF) completePut(env sched.RQ, r *cpuRQ) {
+	c.putPrevAll(env, r.prev)
+	r.prev = nil
 }
 
 // resched asks env, r's CPU, for a reschedule: resched_curr_lazy, the

@@ -680,7 +680,7 @@ func (c *EEVDF) setNextAll(se *entity, first bool) {
 // Enqueue implements sched.Class. A wakeup of a delayed task requeues it
 // where it is.
 func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
-	r := c.rq(env)
+	r := c.rqOf(env, t)
 	se := taskSE(t)
 	f := 0
 	if flags&sched.EnqueueWakeup != 0 {
@@ -700,7 +700,7 @@ func (c *EEVDF) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 // Dequeue implements sched.Class. A sleeping task that is not eligible
 // stays queued as delayed (6.12+); the engine considers it asleep.
 func (c *EEVDF) Dequeue(env sched.RQ, t *sched.Task, flags int) {
-	r := c.rq(env)
+	r := c.rqOf(env, t)
 	se := taskSE(t)
 	if !se.onRQ || se.delayed {
 		return
@@ -737,7 +737,7 @@ func findMatching(se, pse *entity) (*entity, *entity) {
 // the wakee asks for a shorter slice) and the wakee is then the entity
 // the pick would choose.
 func (c *EEVDF) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	r := c.rq(env)
+	r := c.rqOf(env, p)
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
@@ -860,7 +860,7 @@ func (c *EEVDF) wakeup1835(env sched.RQ, r *cpuRQ, q *cfsRQ, se, pse *entity, sh
 // a request that ended makes update_curr reschedule. The hrtick ends the
 // request it was armed for.
 func (c *EEVDF) Tick(env sched.RQ, curr *sched.Task, queued bool) {
-	r := c.rq(env)
+	r := c.rqOf(env, curr)
 	if queued {
 		r.hrtickAt = 0 // it has fired
 	} else if r.lazyMark && env.NeedResched() {
