@@ -505,7 +505,15 @@ func depth(se *entity) int {
 
 // findMatchingSE lifts se and pse until they share a queue, so that a
 // wakee is compared with curr at the level where their groups compete.
+// Most wakeups are of a task in curr's own queue: that test inlines.
 func findMatchingSE(se, pse *entity) (*entity, *entity) {
+	if se.q == pse.q {
+		return se, pse
+	}
+	return liftToMatch(se, pse)
+}
+
+func liftToMatch(se, pse *entity) (*entity, *entity) {
 	sd, pd := depth(se), depth(pse)
 	for sd > pd {
 		se = se.parent
