@@ -412,10 +412,11 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	c.rqOf(env, t)
+	se := taskSE(t)
 	if flags&sched.EnqueueWakeup != 0 {
-		c.markWakeup(taskSE(t), t.Wake)
+		c.markWakeup(se, t.Wake)
 	}
-	for x := taskSE(t); x != nil; x = x.parent {
+	for x := se; x != nil; x = x.parent {
 		if x.onRQ {
 			break
 		}
@@ -429,10 +430,11 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	c.rqOf(env, t)
+	se := taskSE(t)
 	if flags&sched.DequeueSleep != 0 {
-		clearMarks(taskSE(t))
+		clearMarks(se)
 	}
-	for x := taskSE(t); x != nil; x = x.parent {
+	for x := se; x != nil; x = x.parent {
 		c.dequeueEntity(x.q, x, flags)
 		if x.q.load.Weight != 0 {
 			break
@@ -646,13 +648,14 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 // f26f9aff6aa), which the EEVDF class models.
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 	c.schedClockOf(env, prev)
-	if se := taskSE(prev); se.startNice && !c.rfc.startNiceEndSlice {
+	se := taskSE(prev)
+	if se.startNice && !c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q) // charge the run at the penalty weight first
 		if se.sumExec != se.sumAtFork {
 			c.endStartNice(env, se)
 		}
 	}
-	for x := taskSE(prev); x != nil; x = x.parent {
+	for x := se; x != nil; x = x.parent {
 		q := x.q
 		if x.onRQ {
 			c.updateCurr(q)
