@@ -73,6 +73,11 @@ type Request struct {
 	// left out of the samples and the task table as a recording's other
 	// tasks are.
 	Kernel *sim.KernelThreads
+	// Started says the recording begins with the workload's initial
+	// tasks already started, so their first runs are not samples: a VM
+	// run's trace starts with the host runner's root on the CPU, forked
+	// before tracing began (validate.WithRunner).
+	Started bool
 }
 
 // Keep says what an outcome keeps beyond its report.
@@ -219,6 +224,7 @@ type Config struct {
 	Params   sim.Params
 	Duration int64
 	Kernel   *sim.KernelThreads // the machine's kernel threads (Request.Kernel)
+	Started  bool               // the initial tasks' first runs are no samples (Request.Started)
 }
 
 // Resolve checks and resolves a request without running anything.
@@ -226,7 +232,7 @@ func Resolve(req Request) (*Config, error) {
 	if req.Spec == nil {
 		return nil, errors.New("lab: a request needs a workload (Spec)")
 	}
-	cfg := &Config{Spec: req.Spec, Name: req.Name, Kernel: req.Kernel}
+	cfg := &Config{Spec: req.Spec, Name: req.Name, Kernel: req.Kernel, Started: req.Started}
 	prof, err := sched.Lookup(policyOr(req.Policy))
 	if err != nil {
 		return nil, inputErr(err)

@@ -145,9 +145,15 @@ func engineCost(events, traceEvents uint64, wall time.Duration) report.Engine {
 // sinkWithout is sink with the wakeups of the tasks other says are not
 // the workload's kept from the analysis, as a recording's other tasks'
 // are (analyze.WorkloadFilter): they run and preempt, so their switches
-// stay, but their wakeups are not samples. The extras see every event.
-func (a *attach) sinkWithout(other func(pid int32) bool) trace.Sink {
+// stay, but their wakeups are not samples. With started, neither are the
+// first runs of the tasks the run starts with (sim.IsInitialFork), as
+// for a recording that begins after they were forked. The extras see
+// every event.
+func (a *attach) sinkWithout(other func(pid int32) bool, started bool) trace.Sink {
 	f := &otherFilter{next: a.an, other: other}
+	if started {
+		f.initial = map[int32]bool{}
+	}
 	if x := a.extra(); x != nil {
 		return trace.Tee{f, x}
 	}
@@ -155,13 +161,26 @@ func (a *attach) sinkWithout(other func(pid int32) bool) trace.Sink {
 }
 
 type otherFilter struct {
-	next  trace.Sink
-	other func(pid int32) bool
+	next    trace.Sink
+	other   func(pid int32) bool
+	initial map[int32]bool // started: the initial tasks whose first run is to come
 }
 
 func (f *otherFilter) Event(e *trace.Event) {
 	switch e.Kind {
-	case trace.Waking, trace.Wakeup, trace.WakeupNew:
+	case trace.Fork:
+		if f.initial != nil && sim.IsInitialFork(e) {
+			f.initial[e.ChildPID] = true
+		}
+	case trace.WakeupNew:
+		if f.initial[e.PID] {
+			delete(f.initial, e.PID)
+			return
+		}
+		if f.other(e.PID) {
+			return
+		}
+	case trace.Waking, trace.Wakeup:
 		if f.other(e.PID) {
 			return
 		}
@@ -198,7 +217,7 @@ func withoutKernelRows(r *report.Run, rep analyze.Report, other func(pid int32) 
 	rep.ByComm = keep(rep.ByComm, rep.Tasks == nil)
 	if n > 0 {
 		// The warnings so far are the workload's, shared by its runs.
-		r.Warnings = append(slices.Clip(r.Warnings), fmt.Sprintf("%d kernel thread(s) of the simulated machine were on a CPU for %.2f ms (not in the table; their wakeups are not samples)", n, float64(ns)/1e6))
+		r.Warnings = append(slices.Clip(r.Warnings), fmt.Sprintf("%d task(s) of the simulated machine (kernel threads, a launcher) were on a CPU for %.2f ms (not in the table; their wakeups are not samples)", n, float64(ns)/1e6))
 	}
 	return rep
 }

@@ -26,8 +26,12 @@ func Simulate(req Request) (*Outcome, error) {
 func (cfg *Config) Simulate(seed uint64, check bool, keep Keep) (*Outcome, error) {
 	at := newAttach(keep)
 	sink := at.sink()
-	if cfg.Kernel != nil {
-		sink = at.sinkWithout(sim.IsKernelPID)
+	if cfg.Kernel != nil || cfg.Started {
+		other := sim.IsKernelPID
+		if cfg.Kernel == nil {
+			other = func(int32) bool { return false }
+		}
+		sink = at.sinkWithout(other, cfg.Started)
 	}
 	eng, err := sim.New(sim.Config{Spec: cfg.Spec, Sched: cfg.Sched, Params: cfg.Params, Duration: cfg.Duration,
 		Seed: seed, Sink: sink, Check: check, Kernel: cfg.Kernel})

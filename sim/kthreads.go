@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"schedlab/sched"
+	"schedlab/trace"
 	"schedlab/workload"
 )
 
@@ -23,6 +25,28 @@ type KernelThreads struct {
 	Periodic []PeriodicThread
 	// RCU is the grace-period kthread; nil: none.
 	RCU *RCUThread
+	// Launcher is the task of the machine that ends the run by killing
+	// the workload; nil: none.
+	Launcher *Launcher
+}
+
+// Launcher is a task of the machine outside the workload (the host
+// runner's launcher, validate.WithRunnerStop) that has slept since before
+// the run, wakes at At, runs Walk, then kills the workload (SIGKILL to
+// its every thread, in PID order: each one asleep is woken, and each
+// exits at its next run after cost_exit_ns), runs After and sleeps for
+// good. The analysis leaves it out as it does the kernel threads. It is
+// in the root group and on CPU 0, as they are.
+//
+// Its runtime's monitor thread (Go's sysmon) wakes at SpinAt and then
+// every SpinSleep after running SpinRun, until the run ends: where the
+// class lets it preempt the walk, each of its wakeups is a chance for the
+// workload to be picked. SpinRun 0: no such thread.
+type Launcher struct {
+	Comm               string
+	At, Walk, After    int64
+	SpinAt             int64
+	SpinRun, SpinSleep int64
 }
 
 // PeriodicThread is a kernel thread woken by a periodic timer (a
@@ -62,6 +86,11 @@ const kernelPIDBase = 2
 // machine's kernel threads (KernelThreads), not the workload's.
 func IsKernelPID(pid int32) bool { return pid >= kernelPIDBase && pid < pidBase }
 
+// IsInitialFork says whether a fork event of a simulated trace creates
+// one of the tasks the run starts with (the workload's initial threads,
+// forked by the rt-app process itself) rather than a thread's fork.
+func IsInitialFork(e *trace.Event) bool { return e.Kind == trace.Fork && e.PID == pidBase }
+
 // kthread is one kernel thread's state.
 type kthread struct {
 	comm   string
@@ -73,6 +102,9 @@ type kthread struct {
 	pid     int
 	task    *Task
 	t       timer
+	prog    []workload.Event // the launcher's program; nil: run and sleep
+	once    bool             // the launcher: woken once, by its timer
+	loop    bool             // its program loops for ever (the launcher's spinner)
 }
 
 // rcuState is the grace-period machine of the RCU kthread (rcu is nil
@@ -100,7 +132,10 @@ func (e *Engine) checkKernel(k *KernelThreads) error {
 	if r := k.RCU; r != nil && (r.GPTicks < 1 || r.Run <= 0) {
 		return fmt.Errorf("sim: the RCU kthread needs a grace period of at least one tick and a positive run time, got %d ticks and %d ns", r.GPTicks, r.Run)
 	}
-	if n := len(k.Periodic) + 1; kernelPIDBase+n >= pidBase {
+	if l := k.Launcher; l != nil && (l.At < 0 || l.Walk < 0 || l.After < 0 || l.SpinAt < 0 || l.SpinRun < 0 || l.SpinRun > 0 && l.SpinSleep <= 0) {
+		return fmt.Errorf("sim: the launcher needs its times at or above 0 ns and a positive spin sleep with a spin, got %+v", *l)
+	}
+	if n := len(k.Periodic) + 3; kernelPIDBase+n >= pidBase {
 		return fmt.Errorf("sim: %d kernel threads: at most %d", n, pidBase-kernelPIDBase-1)
 	}
 	return nil
@@ -114,8 +149,8 @@ func (e *Engine) startKernel() {
 		return
 	}
 	pid := kernelPIDBase
-	newK := func(comm string, run, period int64) *kthread {
-		kt := &kthread{comm: comm, run: run, period: period, pid: pid}
+	newK := func(comm string, run, period int64, prog []workload.Event, loop bool) *kthread {
+		kt := &kthread{comm: comm, run: run, period: period, pid: pid, prog: prog, once: prog != nil, loop: loop}
 		kt.t.kind = tkKThread
 		pid++
 		e.kthreads = append(e.kthreads, kt)
@@ -123,13 +158,25 @@ func (e *Engine) startKernel() {
 		return kt
 	}
 	for i, p := range k.Periodic {
-		kt := newK(p.Comm, p.Run, p.Period)
+		kt := newK(p.Comm, p.Run, p.Period, nil, false)
 		kt.due = int64(splitmix(e.cfg.Seed^uint64(i+1)*0x2545f4914f6cdd1d) % uint64(p.Period))
 		kt.hrtimer = p.HRTimer
 		e.q.arm(&kt.t, e.kthreadDue(kt))
 	}
 	if k.RCU != nil {
-		e.rcu = &rcuState{k: newK(k.RCU.Comm, k.RCU.Run, 0), gpTicks: k.RCU.GPTicks}
+		e.rcu = &rcuState{k: newK(k.RCU.Comm, k.RCU.Run, 0, nil, false), gpTicks: k.RCU.GPTicks}
+	}
+	if l := k.Launcher; l != nil {
+		run := func(ns int64) workload.Event {
+			return workload.Event{Kind: workload.Run, Key: "run", Dur: workload.Duration{Fixed: ns}}
+		}
+		kt := newK(l.Comm, 0, 0, []workload.Event{run(l.Walk), {Kind: workload.Resume, Key: killKey, TargetDef: -1, Cond: -1}, run(l.After)}, false)
+		e.q.arm(&kt.t, l.At)
+		if l.SpinRun > 0 {
+			kt := newK(l.Comm, 0, 0, []workload.Event{run(l.SpinRun),
+				{Kind: workload.Sleep, Key: "sleep", Dur: workload.Duration{Fixed: l.SpinSleep}}}, true)
+			e.q.arm(&kt.t, l.SpinAt)
+		}
 	}
 }
 
@@ -158,6 +205,9 @@ func (e *Engine) kthreadTimer(t *timer) {
 		}
 	}
 	e.kthreadWake(kt)
+	if kt.once {
+		return
+	}
 	if kt.period > 0 {
 		kt.due += kt.period
 		e.q.arm(&kt.t, e.kthreadDue(kt))
@@ -208,6 +258,14 @@ func (e *Engine) newKthread(kt *kthread) {
 		{Kind: workload.Run, Key: "run", Dur: workload.Duration{Fixed: kt.run}},
 		{Kind: workload.Suspend, Key: "suspend", Cond: -1},
 	}}}}
+	switch {
+	case kt.loop:
+		d = &workload.Task{Name: kt.comm, Loop: -1, Phases: []*workload.Phase{{Loop: -1, Events: kt.prog}}}
+	case kt.prog != nil:
+		// Its program once, then a suspend nothing resumes.
+		ev := append(slices.Clip(kt.prog), workload.Event{Kind: workload.Suspend, Key: "suspend", Cond: -1})
+		d = &workload.Task{Name: kt.comm, Loop: 1, Phases: []*workload.Phase{{Loop: 1, Events: ev}}}
+	}
 	t := e.allocTask()
 	t.def, t.e = d, e
 	t.st.PID, t.st.TGID, t.st.Comm, t.st.Engine = kt.pid, kt.pid, kt.comm, t
@@ -247,4 +305,63 @@ func splitmix(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
+}
+
+// killKey marks the launcher's kill in its program: a resume of no
+// thread, whose system call (cost_wakeup_ns) ends in kill instead.
+const killKey = "kill"
+
+// kill is the launcher's SIGKILL of the workload: every live thread of
+// it, in PID order (the kernel's thread list), is to exit at its next run
+// after cost_exit_ns, whatever it was doing; a sleeping one is woken
+// (signal_wake_up: a sample, as on the kernel), taken off whatever it
+// waited on first. A running one exits once it has run cost_exit_ns.
+func (e *Engine) kill(killer *Task) {
+	for t := range e.alive.all() {
+		if t.kernel || t.state == stDead {
+			continue
+		}
+		c := e.cpus[t.st.CPU]
+		running := c.curr == t
+		if running {
+			c.sync() // what it ran so far is charged first
+		}
+		t.deadline, t.blockEv, t.resumeEv = 0, nil, nil
+		t.work, t.action = e.p.CostExit, actExit
+		switch {
+		case t.state == stSleeping:
+			e.unwait(t)
+			t.suspended, t.resumed = false, false
+			e.wakeUp(t, sched.WakeTask, killer)
+		case running:
+			e.q.arm(&t.doneT, e.now+t.work)
+		}
+	}
+}
+
+// unwait takes a sleeping thread off what it waits on: its timer, a POSIX
+// timer's signal, a sync object's queue.
+func (e *Engine) unwait(t *Task) {
+	e.q.cancel(&t.wakeT)
+	for _, pt := range e.posix {
+		if pt.waiter == t {
+			pt.waiter = nil
+			t.pins--
+		}
+	}
+	if s := e.syncs; s != nil {
+		drop := func(w []*Task) []*Task { return slices.DeleteFunc(w, func(x *Task) bool { return x == t }) }
+		for i := range s.mutexes {
+			s.mutexes[i].waiters = drop(s.mutexes[i].waiters)
+		}
+		for i := range s.conds {
+			s.conds[i].waiters = drop(s.conds[i].waiters)
+		}
+		for i := range s.barriers {
+			s.barriers[i].waiters = drop(s.barriers[i].waiters)
+		}
+		for i := range s.sems {
+			s.sems[i].waiters = drop(s.sems[i].waiters)
+		}
+	}
 }

@@ -193,3 +193,76 @@ func TestKthreadsKeepInvariants(t *testing.T) {
 		}
 	}
 }
+
+// The launcher sleeps from the start, wakes once at At, runs Walk and
+// kills the workload: the suspended waiter and the sleeping ticker are
+// woken by it at once (sched_waking by a machine's PID), the running hog
+// is not (it is runnable), and every workload thread exits after
+// cost_exit_ns of its next run, so the run ends there, long before its
+// duration; the launcher is never woken again. A launcher with a
+// negative time is refused.
+func TestLauncherKillsTheWorkload(t *testing.T) {
+	js := `{"tasks": {"hog": {"run": 100000}, "waiter": {"loop": 1, "suspend": "waiter"},
+		"ticker": {"timer": {"ref": "t", "period": 7000}, "run": 100}}}`
+	const at, walk = 50_000_000, 300_000
+	k := &sim.KernelThreads{Launcher: &sim.Launcher{Comm: "init", At: at, Walk: walk, After: 10_000}}
+	rec, p := ktRun(t, "cfs-6.1", js, k, 1)
+	var initWakes []int64
+	kills := map[string]int64{}
+	var last int64
+	for _, ev := range rec.Events {
+		switch {
+		case ev.Kind == trace.Waking && ev.Comm == "init":
+			initWakes = append(initWakes, ev.TS)
+			if !sim.IsKernelPID(ev.PID) {
+				t.Errorf("the launcher has PID %d, not a machine's", ev.PID)
+			}
+		case ev.Kind == trace.Waking && ev.TS > at:
+			kills[ev.Comm] = ev.TS
+		case ev.Kind == trace.Exit:
+			last = max(last, ev.TS)
+		}
+	}
+	if !slices.Equal(initWakes, []int64{at}) {
+		t.Errorf("the launcher woke at %v, want once at %d", initWakes, at)
+	}
+	kill := kills["waiter"]
+	if kill < at+walk+p.CostWakeup || kill > at+walk+100_000 || kills["ticker"] != kill || len(kills) != 2 {
+		t.Errorf("woken after the launcher's start: %v, want the waiter and the ticker at once, %d ns + the wakeup's cost after it", kills, walk)
+	}
+	if last < kill || last > kill+1_000_000 {
+		t.Errorf("the last exit at %d, want within 1 ms of the kill at %d", last, kill)
+	}
+	if _, err := sim.New(sim.Config{Spec: spec(t, js), Sched: schedConfig(t, "cfs-6.1", 1, nil, nil), Params: p, Duration: 1e8,
+		Kernel: &sim.KernelThreads{Launcher: &sim.Launcher{Comm: "init", At: at, Walk: -1}}}); err == nil {
+		t.Errorf("a launcher with a negative walk was accepted")
+	}
+}
+
+// The launcher's monitor thread wakes at SpinAt and then every SpinSleep
+// after its SpinRun, for as long as the run goes on: beside a busy loop,
+// at a constant pace from the first wakeup, and with the launcher's PID
+// range (not the workload's).
+func TestLauncherMonitorSpins(t *testing.T) {
+	js := `{"tasks": {"hog": {"run": 100000}}}`
+	const spinAt, at = 40_000_000, 50_000_000
+	k := &sim.KernelThreads{Launcher: &sim.Launcher{Comm: "init", At: at, Walk: 300_000, SpinAt: spinAt, SpinRun: 2800, SpinSleep: 65_000}}
+	rec, _ := ktRun(t, "cfs-6.1", js, k, 1)
+	var wakes []int64
+	for _, ev := range rec.Events {
+		if ev.Kind == trace.Waking && ev.Comm == "init" && ev.TS < at {
+			wakes = append(wakes, ev.TS)
+			if !sim.IsKernelPID(ev.PID) {
+				t.Fatalf("the monitor has PID %d, not a machine's", ev.PID)
+			}
+		}
+	}
+	if len(wakes) < 100 || wakes[0] != spinAt {
+		t.Fatalf("the monitor woke %d times before the walk, first at %v; want over 100 from %d", len(wakes), wakes[:min(len(wakes), 1)], spinAt)
+	}
+	for i := 2; i < len(wakes); i++ {
+		if d, d0 := wakes[i]-wakes[i-1], wakes[1]-wakes[0]; d != d0 || d < 65_000+2800 {
+			t.Fatalf("the monitor's wakeups %d and %d are %d ns apart, the first two %d", i-1, i, d, d0)
+		}
+	}
+}

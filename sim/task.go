@@ -27,6 +27,7 @@ const (
 	actExit                 // exit() finishes
 	actResume               // a resume's system call reaches try_to_wake_up
 	actBlock                // a blocking call (sleep, timer wait, suspend) reaches schedule()
+	actKill                 // the launcher's kill() reaches the workload (kthreads.go)
 )
 
 // mark identifies a timer expiry whose callback has not started yet.
@@ -162,6 +163,9 @@ func (e *Engine) complete(t *Task) {
 		case actResume:
 			e.resume(t, t.resumeEv)
 			t.action, t.work, t.resumeEv = actStep, 0, nil
+		case actKill:
+			t.action, t.work = actStep, 0
+			e.kill(t)
 		case actBlock:
 			ev := t.blockEv
 			t.action, t.work, t.blockEv = actStep, 0, nil
@@ -257,6 +261,9 @@ func (e *Engine) step(t *Task) {
 		// The waker's system call and try_to_wake_up take CPU time
 		// before the wakee is woken.
 		t.work, t.action, t.resumeEv = e.p.CostWakeup, actResume, ev
+		if t.kernel && ev.Key == killKey {
+			t.resumeEv, t.action = nil, actKill
+		}
 	case workload.LatencyEnd:
 		if t.token.set {
 			e.emitMark(t, markCallback, t.token, 0)

@@ -50,14 +50,10 @@ import (
 // delayed none of the 1982 workload wakeups mid-run: they are modelled
 // below (VMKernelThreads) but only simulated with GuestKernelThreads.
 //
-// Not modelled either, the launcher's stop: at the run's end the guest's
-// init (the launcher, host.Run's killSession) walks /proc for the
-// session's pids for 2.0–2.6 ms of CPU, with tracing still on, before its
-// SIGKILL; a workload wakeup that falls then (a periodic task's last
-// expiry, 0.2–0.3 ms after the duration since the grid starts after the
-// runner's 20 ms) waits for it, and the killed tasks' last switch-ins are
-// samples too. That is the measurement's, not the kernel's, and the
-// simulation stops at the duration.
+// The launcher's stop is modelled too (WithRunnerStop, below): the
+// analysis of a recording takes every event up to the kill, and the
+// launcher's own 2 ms before it, after the duration, decide some of the
+// samples the kernel runs count.
 const (
 	VMRunnerStart = 20_000_000
 	VMRunnerSpawn = 64_000
@@ -92,8 +88,18 @@ const (
 // after a tick, and each has the same start (the second hog waits
 // 3.6–3.7 ms behind the first, until the tick); one of debian-6.1, 269,
 // 280 and 269 µs.
-// (The root's 20 ms, VMRunnerStart, is 6.1's for every kernel: 6.12's
-// 16 ms and 5.10's and 7.2's 31 ms are not modelled.)
+//
+// The root's calibration takes as long as its loop's instructions, and
+// they differ by kernel: from the recording's start (host.Run's Start,
+// the go byte) to the watch thread's fork, 6.1 20.02–20.04 ms (three runs
+// of one boot of sleeper-under-hogs), 6.12 16.04, 16.02 and 12.04 ms (three; 16 in five earlier traces), 5.10 30.95–30.96 (three)
+// and 7.2 31.03, 31.11 and 31.87 ms (three; the launcher runs after the
+// fork on these two, and the trace starts before the root has run). That
+// decides where the workload's grid falls against the run's end, and so
+// what the launcher's stop meets (WithRunnerStop): on 5.10 and 7.2 the
+// periodic task's last expiry falls in the launcher's walk. So the root
+// runs vmRunnerStarts' time of its kernel (VMRunnerStart for a kernel not
+// listed), less the switch-in and the fork the simulation adds (20 µs).
 //
 // Traces: `schedlab measure --kernel K SCENARIO --cpus 0 --trace`, one
 // vCPU, TCG icount, HZ 250, 2026-12-01: 6.1 wakeup-latency, sleeper-vs-hog,
@@ -117,12 +123,26 @@ func runnerTickPhase(release string) (int64, bool) {
 	return 0, false
 }
 
+// vmRunnerStarts are the root's calibration by kernel generation (above).
+var vmRunnerStarts = map[[2]int]int64{{6, 1}: 20_000_000, {6, 12}: 16_000_000, {5, 10}: 30_930_000, {7, 2}: 31_090_000}
+
+// runnerStart is how long the runner's root calibrates on a kernel of
+// that release before its first fork (VMRunnerStart if not measured).
+func runnerStart(release string) int64 {
+	if v, ok := parseRelease(release); ok {
+		if d, ok := vmRunnerStarts[[2]int{v[0], v[1]}]; ok {
+			return d
+		}
+	}
+	return VMRunnerStart
+}
+
 // RunnerComm is the runner's root and watch thread's comm.
 const RunnerComm = "schedlab-root"
 
 // WithRunner returns a copy of spec whose initial threads are started as
 // the host runner starts them (above): a root task, RunnerComm, that runs
-// VMRunnerStart, forks its watch thread (which suspends for good), forks
+// calib (runnerStart), forks its watch thread (which suspends for good), forks
 // each initial thread in the order of its delay, VMRunnerSpawn apart
 // (cost_fork_ns of it the fork's own), and suspends. Every initial
 // definition becomes a template the root forks; a definition of several
@@ -130,7 +150,7 @@ const RunnerComm = "schedlab-root"
 // an initial instance (NAME-i), so the threads keep their comms. fork is
 // the fork's cost (cost_fork_ns) the root's step includes; a dearer fork
 // makes the step the fork alone. The copy shares the events of spec.
-func WithRunner(spec *workload.Spec, fork int64) *workload.Spec {
+func WithRunner(spec *workload.Spec, fork, calib int64) *workload.Spec {
 	s := *spec
 	s.Tasks = make([]*workload.Task, len(spec.Tasks), len(spec.Tasks)+4)
 	type start struct {
@@ -166,7 +186,7 @@ func WithRunner(spec *workload.Spec, fork int64) *workload.Spec {
 	run := func(ns int64) workload.Event {
 		return workload.Event{Kind: workload.Run, Key: "run", Dur: workload.Duration{Fixed: ns}}
 	}
-	ev := []workload.Event{run(VMRunnerStart), {Kind: workload.Fork, Key: "fork", Fork: len(s.Tasks) - 1}}
+	ev := []workload.Event{run(calib), {Kind: workload.Fork, Key: "fork", Fork: len(s.Tasks) - 1}}
 	var at int64
 	for _, st := range starts {
 		if st.delay > at {
@@ -402,4 +422,78 @@ func VMKernelThreads(gpTicks int64) *sim.KernelThreads {
 		},
 		RCU: &sim.RCUThread{Comm: "rcu_preempt", Run: VMRCURun, GPTicks: gpTicks},
 	}
+}
+
+// The launcher's stop, as a VM run records it. host.Run's timer fires at
+// the duration; the launcher (the guest's init, a Go program, outside the
+// workload) then walks /proc for the session's pids (killSession) with
+// tracing still on, and SIGKILLs them: the runner's root and watch
+// thread, blocked since the start, are woken, as is every other thread
+// asleep, and every thread of the session exits at its next switch-in.
+// The analysis takes all of it (the trace ends when the last is reaped),
+// so a workload wakeup in the walk waits for it, and the two runner
+// threads' wakeups are samples of every run. Measured once, from three runs of one boot of debian-6.1
+// (`sleeper-under-hogs`, one vCPU, 4 s, seed 1–3, 2026-12-01), times
+// after the run's start + its duration, the same to 1 µs in each run
+// but where the walk's own work differs:
+//
+//   - init's Go runtime monitor (sysmon) wakes every 78.7 µs from +79
+//     µs, 6 µs each (a 6 µs span less the 3.2 µs switch: VMStopSpinRun),
+//     sleeping 67 µs from its switch-out to its next waking (VMStopSpinSleep,
+//     less the engine's timer path), until the walking thread is woken at
+//     +790 µs; on 6.1 its next wakeup (+869 µs) waits for the walk's end
+//     (the walker has the CPU by CFS's rules), but on 7.2 it goes on every
+//     80 µs through the walk, which is time-sliced with it and with the
+//     workload's group, and the kill comes at +5.0 and +5.4 ms (two traced
+//     runs of `sleeper-under-hogs` on 7.2.13, the same day);
+//   - the walk: from its switch-in at +801 µs to the first SIGKILL waking
+//     2027, 2054 (it woke the periodic task in the walk) and 2037 µs:
+//     VMStopWalk 2037 µs;
+//   - the kill wakes the root, then the watch thread 4 µs later, and init
+//     runs 13 µs more, then its monitor thread 6 µs; the root runs 23 µs
+//     after its waking (23, 39, 23), the watch thread 31 (31, 47, 32)
+//     after its own, each exiting in 8–12 µs. The simulated kill wakes
+//     them at once; VMStopAfter is the walker's 4 + 13 µs after it (17
+//     µs), the monitor's run follows;
+//   - the killed workload tasks were all runnable in these runs (a timer
+//     task woken in the walk waits for its end: the periodic task's last
+//     expiry, 1073 µs in the run whose grid fell there); a thread asleep
+//     at the kill is woken by it, a sample too (`sigev-thread`'s helper
+//     and its main thread, 51 and 64 µs after their wakings, behind the
+//     runner's two, in a traced run of the same day: there they make the
+//     wakeup p50, 63–66 µs on the kept runs).
+//
+// So the simulation of a VM run has a launcher (sim.Launcher): a task
+// outside the workload, left out of the samples and the table like a
+// kernel thread, that wakes VMStopWake after the duration, runs
+// VMStopWalk, kills the workload (every thread woken if asleep, the
+// runner's two among them, and exiting at its next run), runs VMStopAfter
+// and sleeps, and its monitor thread, from VMStopSpinAt; the run ends
+// when the last thread has exited, at most VMStopEnd after the duration.
+// Held fixed for every kernel and case: what differs between 6.1 and 7.2
+// is the class's, not the launcher's.
+const (
+	VMStopWake  = 790_000
+	VMStopWalk  = 2_037_000
+	VMStopAfter = 17_000
+	VMStopEnd   = 10_000_000
+
+	VMStopSpinAt    = 79_000
+	VMStopSpinRun   = 2_800
+	VMStopSpinSleep = 65_000
+)
+
+// LauncherComm is the launcher's comm (the guest's init).
+const LauncherComm = "init"
+
+// WithRunnerStop returns the launcher's stop of a WithRunner spec, for a
+// run of duration ns (above), and the simulation's length, duration +
+// VMStopEnd. A spec without the runner has no stop (ok false).
+func WithRunnerStop(spec *workload.Spec, duration int64) (launcher *sim.Launcher, length int64, ok bool) {
+	n := len(spec.Tasks)
+	if n < 2 || spec.Tasks[n-1].Name != RunnerComm || spec.Tasks[n-2].Name != RunnerComm {
+		return nil, duration, false
+	}
+	return &sim.Launcher{Comm: LauncherComm, At: duration + VMStopWake, Walk: VMStopWalk, After: VMStopAfter,
+		SpinAt: duration + VMStopSpinAt, SpinRun: VMStopSpinRun, SpinSleep: VMStopSpinSleep}, duration + VMStopEnd, true
 }

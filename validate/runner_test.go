@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"schedlab/lab"
 	"schedlab/sim"
@@ -37,7 +38,7 @@ func TestWithRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	const fork = 13800
-	out := WithRunner(spec, fork)
+	out := WithRunner(spec, fork, VMRunnerStart)
 	if len(spec.Tasks) != 3 || spec.Tasks[1].Instances != 2 {
 		t.Fatalf("the file's spec changed: %d tasks", len(spec.Tasks))
 	}
@@ -125,7 +126,7 @@ func TestWithRunnerResume(t *testing.T) {
 		}
 		return "", -1
 	}
-	out := WithRunner(spec, 13800)
+	out := WithRunner(spec, 13800, VMRunnerStart)
 	if name, _ := target(out); name != "sleeper-0" {
 		t.Errorf("the resume falls back to %q, want sleeper-0", name)
 	}
@@ -292,9 +293,71 @@ func TestRunnerTasksMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// In a VM run's simulation the runner's own tasks take no thread start.
-	for _, d := range WithRunner(spec, VMFork).Tasks {
+	for _, d := range WithRunner(spec, VMFork, VMRunnerStart).Tasks {
 		if d.Name == RunnerComm && !d.Runner {
 			t.Errorf("a %s task is not marked Runner", RunnerComm)
 		}
 	}
 }
+
+// The launcher's stop: the launcher, outside the workload, wakes
+// VMStopWake after the duration, walks VMStopWalk and kills: on two busy
+// loops (6.1, HZ 250) the runner's root and watch thread, asleep since
+// the start, are woken then, in PID order, and are two more wakeup
+// samples, the root's the launcher's rest (VMStopAfter, which it is not
+// preempted in: the root's session group is right of it) and its monitor
+// thread's run, as the traced 23 µs; every thread exits, so the run ends
+// before VMStopEnd. The launcher's own wakeup is no sample, nor is it in
+// the table. A spec without the runner has no stop.
+func TestWithRunnerStop(t *testing.T) {
+	spec := load(t, "two-hogs")
+	if _, n, ok := WithRunnerStop(spec, 2e9); ok || n != 2e9 {
+		t.Errorf("a spec without the runner has a stop")
+	}
+	start := WithRunner(spec, VMFork, VMRunnerStart)
+	l, n, ok := WithRunnerStop(start, 2e9)
+	if !ok || n != 2e9+VMStopEnd || l.At != 2e9+VMStopWake || l.Walk != VMStopWalk {
+		t.Fatalf("stop %+v, length %d", l, n)
+	}
+	const wakeup = 2000
+	var kills []int64
+	sink := sinkOf(func(e *trace.Event) {
+		if e.Kind == trace.Waking && e.Comm == RunnerComm {
+			kills = append(kills, e.TS)
+		}
+	})
+	run := func(k *sim.KernelThreads, d int64, sk trace.Sink) *lab.Outcome {
+		o, err := lab.Simulate(lab.Request{Spec: WithSession(start), Name: "two-hogs", Policy: "cfs-6.1", Duration: time.Duration(d), Seed: 1,
+			Tunables: map[string]int64{sim.ParamHZ: 250, sim.ParamFork: VMFork, sim.ParamWakeup: wakeup}, Kernel: k, Started: true,
+			Keep: lab.Keep{Samples: true, Sink: sk}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	a := run(nil, 2e9, nil)
+	b := run(&sim.KernelThreads{Launcher: l}, n, sink)
+	if len(kills) != 2 || kills[0] < l.At+VMStopWalk || kills[1] != kills[0] {
+		t.Fatalf("the runner's threads woken at %v, want both at once after %d", kills, l.At+VMStopWalk)
+	}
+	if end := b.Report.SimNS; end >= n || end < kills[0] {
+		t.Errorf("the run ended at %d, want after the kill at %d and before %d", end, kills[0], n)
+	}
+	if len(b.Wakeup) != len(a.Wakeup)+2 {
+		t.Fatalf("%d wakeups with the stop, %d without: want 2 more", len(b.Wakeup), len(a.Wakeup))
+	}
+	// The root waits for the walker's rest and the launcher's monitor
+	// thread, woken during the walk, with its switch.
+	if want := VMStopAfter + VMStopSpinRun + sim.DefaultParams().CostContextSwitch; !slices.Contains(b.Wakeup, want) {
+		t.Errorf("no sample of %d ns (the root's kill) in %v", want, b.Wakeup)
+	}
+	for _, row := range b.Report.Tasks {
+		if row.Comm == LauncherComm {
+			t.Errorf("the launcher is in the task table")
+		}
+	}
+}
+
+type sinkOf func(*trace.Event)
+
+func (f sinkOf) Event(e *trace.Event) { f(e) }

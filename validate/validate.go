@@ -337,6 +337,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	res.Policy, res.Model = Policy, nil
 	var notes []string
 	var kernel *sim.KernelThreads
+	length := res.DurationNS
 	if v := res.VM; v != nil {
 		m, err := modelForVM(v.Kernel, v.Sched, v.Release, v.HZ)
 		if err != nil {
@@ -355,8 +356,19 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		if !ok {
 			fork = sim.DefaultParams().CostFork
 		}
-		spec = WithRunner(spec, fork)
-		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.1f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, VMRunnerStart/1e6, VMRunnerSpawn/1e3))
+		start := runnerStart(res.VM.Release)
+		spec = WithRunner(spec, fork, start)
+		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.2f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, float64(start)/1e6, VMRunnerSpawn/1e3))
+		// And the launcher's stop, after the duration (WithRunnerStop).
+		if l, n, ok := WithRunnerStop(spec, length); ok {
+			k := &sim.KernelThreads{}
+			if kernel != nil {
+				*k = *kernel
+			}
+			k.Launcher = l
+			kernel, length = k, n
+			notes = append(notes, fmt.Sprintf("the launcher's stop (validate.WithRunnerStop): %.0f µs after the duration its %s walks /proc for %.2f ms, then kills the workload (each thread woken if asleep, the runner's two among them, then exiting); the simulation ends with the last exit", VMStopWake/1e3, LauncherComm, VMStopWalk/1e6))
+		}
 	}
 	simSpec := WithoutHelperWork(WithSession(spec))
 	if res.VM != nil {
@@ -368,7 +380,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	errs := make([]error, res.Runs)
 	pool.Run(res.Runs, 0, func(i int) {
 		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
-			Duration: time.Duration(res.DurationNS), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel})
+			Duration: time.Duration(length), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel, Started: res.VM != nil})
 	}, nil)
 	res.Sim = nil
 	res.simSamples = &Samples{}
