@@ -1,11 +1,16 @@
 package validate
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"time"
 
+	"schedlab/lab"
 	"schedlab/sim"
+	"schedlab/trace"
 	"schedlab/workload"
 )
 
@@ -81,7 +86,8 @@ const (
 // run at all (its first switch-in still has comm init), at a phase of
 // the launcher's own timeline that differs by workload (5.10: 1591 µs;
 // 7.2: 935, 1112, 1570, 1879 µs), and the root runs 31 ms before its
-// first fork. There the simulation's phase stays drawn from the seed.
+// first fork. There the simulation's phase stays drawn from the seed,
+// unless the result kept each run's own phase (below, ForkPhaseNS).
 // The phase is every run's, not only the first's after the warm-up: one
 // boot of debian-6.12 making three 1 s runs of two-hogs (a build of
 // measure that keeps each run's trace) starts them 285, 276 and 263 µs
@@ -496,4 +502,92 @@ func WithRunnerStop(spec *workload.Spec, duration int64) (launcher *sim.Launcher
 	}
 	return &sim.Launcher{Comm: LauncherComm, At: duration + VMStopWake, Walk: VMStopWalk, After: VMStopAfter,
 		SpinAt: duration + VMStopSpinAt, SpinRun: VMStopSpinRun, SpinSleep: VMStopSpinSleep}, duration + VMStopEnd, true
+}
+
+// The tick's phase of each VM run, measured. Under icount the guest's
+// jiffies fall on multiples of 10^9/HZ ns of the trace's clock (on
+// debian-unstable's wakeup-chain trace every softirq waking lies 4–17 µs
+// after one, 190 of 190), so a recording says where in a jiffy its run
+// started: the runner's root's first fork (its watch thread), after which
+// the workload's timers are armed. A result whose every kernel run carries
+// it (RunStats.ForkPhaseNS, measured since 2026-12-01 evening) is
+// simulated at those phases, run i at kernel run i's, instead of the
+// kernel's fixed one (VMRunnerTickPhase) or a seeded one: on 7.2 a run's
+// phase is not the same from run to run of one boot (wakeup-chain's
+// kept runs are two at a phase where the chain's first wakeup waits out
+// the busy loop's request and one where it never does), so no constant
+// can stand for it, and three seeded phases need not fall where the
+// kernel's did. This is the start the kernel run had, not a fit: the
+// simulation is told it as it is told the kernel's HZ and features.
+
+// runnerForkPhase is where in a jiffy of tickNS the recording's root
+// first forked, if it did.
+func runnerForkPhase(traceText []byte, root int, tickNS int64) (int64, bool) {
+	if root <= 0 || tickNS <= 0 {
+		return 0, false
+	}
+	s := &firstFork{pid: int32(root), at: -1}
+	if _, err := trace.Parse(bytes.NewReader(traceText), s); err != nil || s.at < 0 {
+		return 0, false
+	}
+	return s.at % tickNS, true
+}
+
+// firstFork keeps the time of pid's first fork.
+type firstFork struct {
+	pid int32
+	at  int64
+}
+
+func (f *firstFork) Event(e *trace.Event) {
+	if f.at < 0 && e.Kind == trace.Fork && e.PID == f.pid {
+		f.at = e.TS
+	}
+}
+
+// simForkAt is when the simulated runner's root, calibrating calib ns
+// (runnerStart), first forks in the simulation req at tick phase 0: the
+// run is cut two jiffies after calib, before the launcher's stop.
+// Nothing but the root runs until then, so the time does not depend on
+// the phase (the test checks it).
+func simForkAt(req lab.Request, calib int64) (int64, bool) {
+	req.Keep = lab.Keep{}
+	f := &firstFork{at: -1}
+	req.Keep.Sink = &rootForks{f: f}
+	req.Duration = time.Duration(calib + 2*(1e9/req.Tunables[sim.ParamHZ]))
+	req.Tunables = maps.Clone(req.Tunables)
+	req.Tunables[sim.ParamTickPhase] = 0
+	req.Kernel = nil
+	if _, err := lab.Simulate(req); err != nil || f.at < 0 {
+		return 0, false
+	}
+	return f.at, true
+}
+
+// rootForks feeds firstFork the forks of the runner's root, whatever its
+// pid.
+type rootForks struct{ f *firstFork }
+
+func (r *rootForks) Event(e *trace.Event) {
+	if e.Kind == trace.Fork && e.Comm == RunnerComm && e.ChildComm == RunnerComm && r.f.at < 0 {
+		r.f.at = e.TS
+	}
+}
+
+// phaseFor is the engine's tick_phase_ns that puts the simulated root's
+// first fork, forkAt ns into the run, at phase ns after a tick.
+func phaseFor(phase, forkAt, tickNS int64) int64 {
+	return ((phase-forkAt)%tickNS + tickNS) % tickNS
+}
+
+// phaseList prints phases in µs, comma-separated.
+func phaseList(ps []int64) string {
+	var b []byte
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "%.0f", float64(p)/1e3)
+	}
+	return string(b)
 }

@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -361,3 +362,97 @@ func TestWithRunnerStop(t *testing.T) {
 type sinkOf func(*trace.Event)
 
 func (f sinkOf) Event(e *trace.Event) { f(e) }
+
+// A recording's phase is its root's first fork modulo the jiffy, the
+// root's and no one else's; none without a fork of the root.
+func TestRunnerForkPhase(t *testing.T) {
+	text := `# tracer: nop
+#
+            init-1       [000] .....     3.873541: sched_process_fork: comm=init pid=1 parent_pid=1 child_comm=init child_pid=235 child_pid=235
+   schedlab-root-235     [000] d..2.     3.900001: sched_switch: prev_comm=schedlab-root prev_pid=235 prev_prio=120 prev_state=R ==> next_comm=init next_pid=1 next_prio=120
+            init-1       [000] d..2.     3.901001: sched_switch: prev_comm=init prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=schedlab-root next_pid=235 next_prio=120
+   schedlab-root-235     [000] .....     3.904697: sched_process_fork: comm=schedlab-root pid=235 parent_pid=235 child_comm=schedlab-root child_pid=236 child_pid=236
+   schedlab-root-235     [000] .....     3.904773: sched_process_fork: comm=schedlab-root pid=235 parent_pid=235 child_comm=schedlab-root child_pid=237 child_pid=237
+`
+	if ph, ok := runnerForkPhase([]byte(text), 235, 4e6); !ok || ph != 697_000 {
+		t.Errorf("phase %d, %v; want 697000 (3.904697 s mod 4 ms)", ph, ok)
+	}
+	if ph, ok := runnerForkPhase([]byte(text), 235, 1e6); !ok || ph != 697_000 {
+		t.Errorf("at HZ 1000: phase %d, %v; want 697000", ph, ok)
+	}
+	if _, ok := runnerForkPhase([]byte(text), 236, 4e6); ok {
+		t.Error("a phase for a pid that never forked")
+	}
+	for _, c := range []struct{ phase, at, tick, want int64 }{
+		{697_000, 20_027_867, 4e6, 669_133},
+		{0, 4e6, 4e6, 0},
+		{100, 3_999_900, 4e6, 200},
+		{3_999_999, 1, 4e6, 3_999_998},
+	} {
+		if got := phaseFor(c.phase, c.at, c.tick); got != c.want {
+			t.Errorf("phaseFor(%d, %d, %d) = %d, want %d", c.phase, c.at, c.tick, got, c.want)
+		}
+	}
+}
+
+// A kept kernel run's phase puts the simulated root's first fork at that
+// phase of the engine's jiffy grid, whichever phase it is, at the time
+// simForkAt says (it does not move with the phase), and every run's
+// simulation is given its own kernel run's phase.
+func TestSimulatedAtTheKernelRunsPhase(t *testing.T) {
+	b, err := os.ReadFile("../validation/fidelity/debian-unstable/wakeup-chain.json")
+	if err != nil {
+		t.Skip(err)
+	}
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{3_420_000, 1_500_000, 50_000}
+	for i := range res.Host {
+		res.Host[i].ForkPhaseNS = &want[i%len(want)]
+	}
+	if got := res.forkPhases(); !slices.Equal(got, want[:len(res.Host)]) {
+		t.Fatalf("forkPhases %v, want %v", got, want)
+	}
+	spec, err := workload.Parse(res.Scenario, []byte(res.Workload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := modelForVM(res.VM.Kernel, res.VM.Sched, res.VM.Release, res.VM.HZ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calib := runnerStart(res.VM.Release)
+	req := lab.Request{Spec: WithSession(WithRunner(spec, m.tunables[sim.ParamFork], calib)), Name: res.Scenario, Policy: m.policy,
+		Features: m.features, CPUs: 1, Duration: 1e8, Seed: 1, Tunables: m.tunables}
+	at, ok := simForkAt(req, calib)
+	if !ok {
+		t.Fatal("no fork of the root")
+	}
+	tick := int64(1e9 / m.tunables[sim.ParamHZ])
+	for _, k := range want {
+		r := req
+		r.Tunables = maps.Clone(req.Tunables)
+		r.Tunables[sim.ParamTickPhase] = phaseFor(k, at, tick)
+		f := &firstFork{at: -1}
+		r.Keep = lab.Keep{Sink: &rootForks{f: f}}
+		if _, err := lab.Simulate(r); err != nil {
+			t.Fatal(err)
+		}
+		if f.at != at || (f.at+r.Tunables[sim.ParamTickPhase])%tick != k {
+			t.Errorf("phase %d: the root forked at %d (simForkAt %d), %d after a tick", k, f.at, at, (f.at+r.Tunables[sim.ParamTickPhase])%tick)
+		}
+	}
+	res.Runs = len(want)
+	if err := res.simulate(spec); err != nil {
+		t.Fatal(err)
+	}
+	// The chain's timer expires 20.65 ms after the fork. At a fork
+	// 3.42 ms after a tick that is 70 µs after one, within the busy
+	// loop's request renewed at that tick, and the chain's first wakeup
+	// waits out the rest of it; at 1.5 ms it never waits.
+	if a, c := res.Sim[0].Timer.Max, res.Sim[1].Timer.Max; a < 300 || c > 50 {
+		t.Errorf("timer max %.1f µs at a fork 3.42 ms after a tick, %.1f at 1.5 ms: want the first most of a request, the second none", a, c)
+	}
+}

@@ -110,6 +110,10 @@ type RunStats struct {
 	Shares map[string]float64 `json:"cpu_shares,omitempty"`
 	// Notes are the run's warnings (lost events, steal time, ...).
 	Notes []string `json:"notes,omitempty"`
+	// ForkPhaseNS is, for a VM run, where in a jiffy the runner's root
+	// first forked (ns after a tick; runner.go): the phase the run's
+	// simulation is given. Absent in results measured before it was kept.
+	ForkPhaseNS *int64 `json:"runner_fork_tick_phase_ns,omitempty"`
 }
 
 // Figure is one compared number.
@@ -156,6 +160,32 @@ type Result struct {
 	RTApp   *RTAppStats `json:"rt_app,omitempty"`
 
 	hostSamples, simSamples *Samples
+	// vmPhases are the VM runs' ForkPhaseNS while Run has not yet made
+	// Host.
+	vmPhases []*int64
+}
+
+// forkPhases are the kernel runs' measured tick phases (RunStats.ForkPhaseNS),
+// if every run has one; nil otherwise.
+func (res *Result) forkPhases() []int64 {
+	ps := res.vmPhases
+	if len(res.Host) > 0 {
+		ps = nil
+		for _, h := range res.Host {
+			ps = append(ps, h.ForkPhaseNS)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]int64, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			return nil
+		}
+		out[i] = *p
+	}
+	return out
 }
 
 // RTAppStats is rt-app's second opinion, or why there is none.
@@ -263,6 +293,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		hz, _ := kernelHZ(vr.Kernel)
 		for i, rec := range vr.Recordings {
 			rec.Spec = o.Host.Spec
 			oc, err := lab.AnalyzeVM(vr, i, o.Scenario, lab.Keep{Samples: true})
@@ -270,6 +301,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				return nil, err
 			}
 			real = append(real, oc)
+			var p *int64
+			if ph, ok := runnerForkPhase(rec.Trace, rec.RootPID, 1e9/max(hz, 1)); ok && hz > 0 {
+				p = &ph
+			}
+			res.vmPhases = append(res.vmPhases, p)
 		}
 		if ncpu == 0 {
 			ncpu = vr.VCPUs
@@ -282,7 +318,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if vr.VCPUs > 1 && vr.Clock == "icount" {
 			res.Machine = append(res.Machine, "            note: "+vm.RoundRobinNote)
 		}
-		hz, _ := kernelHZ(vr.Kernel)
 		res.VM = &VMFacts{Facts: *vr.Facts(), Release: f.Kernel, HZ: hz}
 		res.Workload = string(vo.Workload)
 	}
@@ -306,10 +341,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		real = append(real, m)
 	}
-	for _, m := range real {
+	for i, m := range real {
 		h := m.Source.Host
 		res.HostFacts = h.Facts
 		rs := runStats(m.Report)
+		if i < len(res.vmPhases) {
+			rs.ForkPhaseNS = res.vmPhases[i]
+		}
 		rs.MissedSwitchIns = m.Analysis.MissedSwitchIn
 		rs.TimerDeliveryUS = h.Facts.TimerDeliveryUS
 		res.Host = append(res.Host, rs)
@@ -338,6 +376,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 	var notes []string
 	var kernel *sim.KernelThreads
 	length := res.DurationNS
+	var start int64
 	if v := res.VM; v != nil {
 		m, err := modelForVM(v.Kernel, v.Sched, v.Release, v.HZ)
 		if err != nil {
@@ -356,7 +395,7 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		if !ok {
 			fork = sim.DefaultParams().CostFork
 		}
-		start := runnerStart(res.VM.Release)
+		start = runnerStart(res.VM.Release)
 		spec = WithRunner(spec, fork, start)
 		notes = append(notes, fmt.Sprintf("the host runner's start (validate.WithRunner): its root %s busy %.2f ms, then its watch thread and the initial threads forked %.0f µs apart", RunnerComm, float64(start)/1e6, VMRunnerSpawn/1e3))
 		// And the launcher's stop, after the duration (WithRunnerStop).
@@ -376,11 +415,28 @@ func (res *Result) simulate(spec *workload.Spec) error {
 		notes = append(notes, fmt.Sprintf("a SIGEV_THREAD helper's first callback thread %.0f µs dearer to create (its new stack; validate.VMColdCallback)", VMColdCallback/1e3),
 			fmt.Sprintf("each workload thread's setup in the runner before its first event, which anchors its timers: %.0f µs on a new stack, %.0f µs on one its process cached (validate.VMThreadStart, VMThreadStartCached)", VMThreadStart/1e3, VMThreadStartCached/1e3))
 	}
+	phases := res.forkPhases()
+	if res.VM != nil && len(phases) > 0 {
+		notes = append(notes, fmt.Sprintf("each run at its kernel run's tick phase: the runner's first fork %s µs after a tick (RunStats.ForkPhaseNS)", phaseList(phases)))
+	}
 	sims := make([]*lab.Outcome, res.Runs)
 	errs := make([]error, res.Runs)
 	pool.Run(res.Runs, 0, func(i int) {
-		sims[i], errs[i] = lab.Simulate(lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
-			Duration: time.Duration(length), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel, Started: res.VM != nil})
+		req := lab.Request{Spec: simSpec, Name: res.Scenario, Policy: res.Policy, Features: features, CPUs: res.CPUs,
+			Duration: time.Duration(length), Seed: res.Seed + uint64(i), Tunables: set, Keep: lab.Keep{Samples: true}, Kernel: kernel, Started: res.VM != nil}
+		if res.VM != nil && len(phases) > 0 {
+			// The kernel's runs i and the simulation's pair up; a
+			// simulation of more runs than the kernel made cycles
+			// through its phases.
+			req.Tunables = maps.Clone(set)
+			at, ok := simForkAt(req, start)
+			if !ok {
+				errs[i] = fmt.Errorf("validate: %s: the simulated runner did not fork", res.Scenario)
+				return
+			}
+			req.Tunables[sim.ParamTickPhase] = phaseFor(phases[i%len(phases)], at, 1e9/set[sim.ParamHZ])
+		}
+		sims[i], errs[i] = lab.Simulate(req)
 	}, nil)
 	res.Sim = nil
 	res.simSamples = &Samples{}
