@@ -893,7 +893,19 @@ static void sigev_helper(sl_thread *th, const sl_event *e, const sl_phase *ph) {
 	cb->id = timer_id(th, e->timer);
 	cb->def = fork;
 	cb->period = e->period.fixed;
+	// The first expiry one period after the thread's start, as
+	// posix_wait arms its timer, and past the expiries this thread
+	// already missed: armed in the past, the timer would fire at once
+	// with them merged into its first signal as overruns, which
+	// timer_getoverrun may no longer report when the callback asks (a
+	// later signal's count replaces it), and every later callback would
+	// then be numbered for an earlier expiry. A thread held between its
+	// start and here (on the guest, make's process forks hold it for
+	// milliseconds) so arms its grid on the phase it started on.
 	cb->first = th->first + cb->period;
+	int64_t now = now_ns(CLOCK_MONOTONIC);
+	while (cb->first <= now)
+		cb->first += cb->period;
 	struct sigevent sev = {0};
 	sev.sigev_notify = SIGEV_THREAD;
 	sev.sigev_notify_function = sigev_callback;
