@@ -3,6 +3,8 @@ package sim
 import (
 	"cmp"
 	"slices"
+
+	"schedlab/internal/cpumask"
 )
 
 // timerKind says what an expiring timer means to the engine.
@@ -41,43 +43,63 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // eventQueue is the engine's pending timers, ordered by time, then by
 // arming order, so that equal times fire in the order they were armed and
 // runs are deterministic. Cancelling takes the timer's entry out and
-// re-arming moves it, found by its position in pos, so the heaps hold the
-// armed timers and nothing else (lazily cancelled entries, left until
+// re-arming moves it, found by its position in pos, so the queue holds
+// the armed timers and nothing else (lazily cancelled entries, left until
 // their time, made the busy workload's heap four times its 16 timers).
 //
-// The heaps' entries hold no pointers: a 16-byte {when, seq·2^24 + id}
-// naming the timer by its number in timers. Moving one is a plain copy
-// and a write to the dense pos array, never into the timers, which sit
-// in thousands of task structs, and with no write barrier while the
-// garbage collector runs; the collector never scans the heaps.
+// The entries hold no pointers: a 16-byte {when, seq·2^24 + id} naming
+// the timer by its number in timers. Moving one is a plain copy and a
+// write to the dense pos array, never into the timers, which sit in
+// thousands of task structs, and with no write barrier while the garbage
+// collector runs; the collector never scans the entries.
 //
 // Past splitAt timers the queue splits: those due before horizon are in
-// the near heap h, the others in far. With thousands of tasks asleep,
-// their wakeups wait in far, and the ticks, work and reschedule timers
-// that make most events come and go through a near heap of a few
-// entries instead of through all of them (a pop of 10,000 entries was a
-// quarter of the run's time). When the near heap runs dry, the horizon
-// moves to the earliest far timer plus farWindow and the far timers
-// before it move over. The order is (when, arming) in both, and every
-// near entry is due before every far one, so the earliest timer is the
-// near heap's. A queue of a few dozen timers (the seed loads) stays
-// whole: the split's own work cost it 3 % of its instructions.
+// the near heap h, the others far. With thousands of tasks asleep, their
+// wakeups wait far, and the ticks, work and reschedule timers that make
+// most events come and go through a near heap of a few entries instead
+// of through all of them (a pop of 10,000 entries was a quarter of the
+// run's time). The far timers wait unordered in a ring of buckets, one
+// per 2^bucketBits ns from the horizon on (ring), and those beyond the
+// ring's span in a heap (late). When the near heap runs dry, the next
+// bucket that holds any timer moves over whole and the horizon to its
+// end; the near heap orders them. A far heap did the same, but every
+// wakeup's way out of it was a sift-down through ten thousand entries,
+// a cache miss a level (a third of the misses of 10,000 tasks on one
+// CPU); a bucket is an append and, when its time comes, a sequential
+// read. The order is (when, arming) in the near heap and every near
+// entry is due before every far one, so the earliest timer is the near
+// heap's and the order is the whole heap's. A queue of a few dozen
+// timers (the seed loads) stays whole: the split's own work cost it 3 %
+// of its instructions.
 type eventQueue struct {
-	h, far heap4
+	h      heap4
 	timers []*timer // by id; nil: free
-	pos    []int32  // by id: the index of its entry in h or far
-	inFar  []bool   // by id, while split: its entry is in far
+	pos    []int32  // by id: the index of its entry in h, its bucket or late
+	where  []where  // by id, while split: which of them holds its entry
 	free   []int32
 	seq    uint64
-	// split: far is in use, and horizon divides the heaps: h holds the
-	// entries due before it, far those at or after.
+	// split: the far structures are in use, and horizon (a bucket's
+	// start) divides near from far: h holds the entries due before it.
 	split   bool
 	horizon int64
-	// window is the horizon's lead over the earliest far timer when it
-	// moves, and splitN and joinN the sizes that split and join the
-	// queue (farWindow, splitAt and joinAt when 0; tests set others).
-	window        int64
-	splitN, joinN int
+	// ring[b & (len(ring)−1)] holds the far entries of bucket b (due in
+	// [b, b+1)·2^bucketBits), for the buckets from the horizon's on,
+	// len(ring) of them; full marks the slots that hold any; nring
+	// counts their entries. late holds the entries past the ring.
+	ring  []heap4 // unordered; heap4 only for its type
+	full  cpumask.Mask
+	nring int
+	late  heap4
+	// spare holds the arrays of emptied buckets for the next bucket to
+	// fill: a bucket's array would otherwise sit unused for the ring's
+	// turn (17 s), and every bucket would grow its own (tens of
+	// thousands of allocations before 10,000 tasks' run settles).
+	spare []heap4
+	// bucketBits and ringBits size the buckets and the ring (defaults
+	// when ringBits is 0; tests set others), and splitN and joinN the
+	// sizes that split and join the queue (splitAt and joinAt when 0).
+	bucketBits, ringBits int
+	splitN, joinN        int
 	// dead: the near heap's root is the entry of the timer popped last,
 	// not yet taken out. Nearly every event arms a timer before the
 	// next peek (a tick its next tick, a task's work its next piece),
@@ -91,9 +113,20 @@ type eventQueue struct {
 	dead bool
 }
 
-// farWindow is the near heap's span of time: a tick's worth of events
-// at HZ 1000.
-const farWindow = 1e6
+// where says which part of a split queue holds a timer's entry.
+type where uint8
+
+const (
+	inNear where = iota
+	inRing
+	inLate
+)
+
+// A bucket is 2^bucketBits ns, about a tick at HZ 1000 (the far heap's
+// window was 1 ms), and the ring's 2^ringBits buckets span 17 s: a
+// sleep longer than that waits in the late heap until the ring reaches
+// it.
+const bucketBits, ringBits = 20, 14
 
 // A whole queue splits when it reaches splitAt timers, and a split one
 // is made whole again when its near heap runs dry with fewer than
@@ -123,17 +156,17 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		q.renumber()
 	}
 	q.seq++
-	wasArmed := t.armed()
+	wasArmed, old := t.armed(), t.when
 	t.when, t.seq = when, q.seq
 	far := q.split && when >= q.horizon
 	if wasArmed {
 		// A later arming number and any time: the entry may go either
-		// way in its heap, or to the other one.
+		// way in its heap, or to another part.
 		q.bury()
 		s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
 		i := int(q.pos[t.id])
-		if q.split && (far || q.inFar[t.id]) {
-			q.move(t.id, i, far, s)
+		if q.split && (far || q.where[t.id] != inNear) {
+			q.move(t.id, i, old, far, s)
 			return
 		}
 		if h := q.h; i > 0 && s.less(&h[(i-1)/arity]) {
@@ -153,17 +186,17 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		t.id = int32(len(q.timers))
 		q.timers = append(q.timers, nil)
 		q.pos = append(q.pos, 0)
-		q.inFar = append(q.inFar, false)
+		q.where = append(q.where, inNear)
 	}
 	q.timers[t.id] = t
 	s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
 	if q.split {
-		q.inFar[t.id] = far
 		if far {
-			q.far.push(q.pos, s)
+			q.place(s)
 			q.refill() // the near heap may have run dry before
 			return
 		}
+		q.where[t.id] = inNear
 	}
 	if q.dead {
 		// The dead root's place, with the heap's length unchanged.
@@ -178,36 +211,99 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	}
 }
 
-// move re-arms a timer whose entry is at i of the far heap or is to go
-// there.
-func (q *eventQueue) move(id int32, i int, far bool, s entry) {
-	if q.inFar[id] == far {
-		q.far.fix(q.pos, i, s)
+// place files a far entry (due at or after the horizon) in its bucket,
+// or in late when the bucket is past the ring.
+func (q *eventQueue) place(s entry) {
+	id := s.id()
+	b := s.when >> q.bucketBits
+	if b-q.horizon>>q.bucketBits >= int64(len(q.ring)) {
+		q.where[id] = inLate
+		q.late.push(q.pos, s)
 		return
 	}
-	if far {
-		q.h.removeAt(q.pos, i)
-		q.far.push(q.pos, s)
-		q.refill()
-	} else {
-		q.far.removeAt(q.pos, i)
-		q.h.push(q.pos, s)
+	k := int(b) & (len(q.ring) - 1)
+	if q.ring[k] == nil {
+		if n := len(q.spare); n > 0 {
+			q.ring[k], q.spare = q.spare[n-1], q.spare[:n-1]
+		} else {
+			q.ring[k] = make(heap4, 0, 8) // most hold a few
+		}
+		q.full.Set(k, true)
 	}
-	q.inFar[id] = far
+	q.where[id] = inRing
+	q.pos[id] = int32(len(q.ring[k]))
+	q.ring[k] = append(q.ring[k], s)
+	q.nring++
 }
 
-// splitHeap divides a whole queue at its earliest timer plus the window.
+// unplace takes out the far entry of timer id, at i of its bucket or of
+// late, due at when.
+func (q *eventQueue) unplace(id int32, i int, when int64) {
+	if q.where[id] == inLate {
+		q.late.removeAt(q.pos, i)
+		return
+	}
+	k := int(when>>q.bucketBits) & (len(q.ring) - 1)
+	r := q.ring[k]
+	n := len(r) - 1
+	if i != n {
+		r[i] = r[n]
+		q.pos[r[i].id()] = int32(i)
+	}
+	q.ring[k] = r[:n]
+	q.nring--
+	if n == 0 {
+		q.emptied(k)
+	}
+}
+
+// emptied gives bucket k's array to the spares.
+func (q *eventQueue) emptied(k int) {
+	q.spare = append(q.spare, q.ring[k][:0])
+	q.ring[k] = nil
+	q.full.Set(k, false)
+}
+
+// move re-arms a timer whose entry, due at old, is at i of a far part
+// or is to go to one.
+func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
+	if q.where[id] == inNear {
+		q.h.removeAt(q.pos, i)
+		q.place(s)
+		q.refill()
+		return
+	}
+	q.unplace(id, i, old)
+	if far {
+		q.place(s)
+		return
+	}
+	q.where[id] = inNear
+	q.h.push(q.pos, s)
+}
+
+// farLen is the number of far timers.
+func (q *eventQueue) farLen() int { return q.nring + len(q.late) }
+
+// splitHeap divides a whole queue at the end of its earliest timer's
+// bucket.
 func (q *eventQueue) splitHeap() {
+	if q.ringBits == 0 {
+		q.bucketBits, q.ringBits = bucketBits, ringBits
+	}
+	if q.ring == nil {
+		q.ring = make([]heap4, 1<<q.ringBits)
+		q.full = cpumask.New(len(q.ring))
+	}
 	q.split = true
-	q.horizon = q.h[0].when + cmp.Or(q.window, farWindow)
+	q.horizon = (q.h[0].when>>q.bucketBits + 1) << q.bucketBits
 	all := q.h
 	q.h = nil
 	for _, s := range all {
-		far := s.when >= q.horizon
-		q.inFar[s.id()] = far
-		if far {
-			q.far.push(q.pos, s)
+		if s.when >= q.horizon {
+			q.place(s)
 		} else {
+			q.where[s.id()] = inNear
 			q.h.push(q.pos, s)
 		}
 	}
@@ -222,8 +318,8 @@ func (q *eventQueue) cancel(t *timer) {
 
 func (q *eventQueue) disarm(t *timer) {
 	q.bury()
-	if q.split && q.inFar[t.id] {
-		q.far.removeAt(q.pos, int(q.pos[t.id]))
+	if q.split && q.where[t.id] != inNear {
+		q.unplace(t.id, int(q.pos[t.id]), t.when)
 	} else {
 		q.h.removeAt(q.pos, int(q.pos[t.id]))
 		q.refill()
@@ -239,8 +335,8 @@ func (q *eventQueue) release(t *timer) {
 }
 
 // peek returns the earliest timer without removing it, or nil. The near
-// heap is empty only when the far one is (refill). (With the dead root's
-// check peek is no longer inlined; that cost nothing measurable.)
+// heap is empty only when the far parts are (refill). (With the dead
+// root's check peek is no longer inlined; that cost nothing measurable.)
 func (q *eventQueue) peek() *timer {
 	q.bury()
 	if len(q.h) == 0 {
@@ -259,30 +355,68 @@ func (q *eventQueue) bury() {
 
 // refill gives a near heap left empty the next far timers, if any.
 func (q *eventQueue) refill() {
-	if len(q.h) == 0 && len(q.far) > 0 {
+	if len(q.h) == 0 && q.split && q.farLen() > 0 {
 		q.advance()
 	}
 }
 
-// advance moves the horizon past the earliest far timer, and the far
-// timers before it to the near heap, which is empty; or, with few far
+// advance moves the next bucket that holds any timer to the near heap,
+// which is empty, and the horizon to that bucket's end; or, with few far
 // timers left, makes the queue whole again.
 func (q *eventQueue) advance() {
-	if len(q.far) < cmp.Or(q.joinN, joinAt) {
+	if q.farLen() < cmp.Or(q.joinN, joinAt) {
 		q.split = false
-		q.h, q.far = q.far, q.h[:0]
-		for i := range q.h {
-			q.inFar[q.h[i].id()] = false // a heap as it was, in place
+		for _, s := range q.gather() {
+			q.where[s.id()] = inNear
+			q.h.push(q.pos, s)
 		}
 		return
 	}
-	q.horizon = q.far[0].when + cmp.Or(q.window, farWindow)
-	for len(q.far) > 0 && q.far[0].when < q.horizon {
-		s := q.far[0]
-		q.far.removeAt(q.pos, 0)
-		q.inFar[s.id()] = false
+	n := len(q.ring)
+	if q.nring == 0 {
+		// Only late timers: the ring starts at the earliest one's
+		// bucket.
+		q.horizon = q.late[0].when >> q.bucketBits << q.bucketBits
+		q.pull()
+	}
+	base := q.horizon >> q.bucketBits
+	k0 := int(base) & (n - 1)
+	k := q.full.Next(k0, n)
+	if k < 0 {
+		k = q.full.Next(0, k0)
+	}
+	b := base + int64((k-k0)&(n-1))
+	for _, s := range q.ring[k] {
+		q.where[s.id()] = inNear
 		q.h.push(q.pos, s)
 	}
+	q.nring -= len(q.ring[k])
+	q.emptied(k)
+	q.horizon = (b + 1) << q.bucketBits
+	q.pull()
+}
+
+// pull moves the late entries that the ring now spans into their
+// buckets.
+func (q *eventQueue) pull() {
+	end := q.horizon>>q.bucketBits + int64(len(q.ring))
+	for len(q.late) > 0 && q.late[0].when>>q.bucketBits < end {
+		s := q.late[0]
+		q.late.removeAt(q.pos, 0)
+		q.place(s)
+	}
+}
+
+// gather takes every far entry out and returns them (in no order).
+func (q *eventQueue) gather() []entry {
+	all := q.late
+	q.late = nil
+	for k := q.full.Next(0, len(q.ring)); k >= 0; k = q.full.Next(k+1, len(q.ring)) {
+		all = append(all, q.ring[k]...)
+		q.emptied(k)
+	}
+	q.nring = 0
+	return all
 }
 
 // pop removes and returns the earliest timer; peek must have found it.
@@ -392,7 +526,7 @@ func (h heap4) down(pos []int32, i int, s entry) {
 // and each timer its entry's new number, when 2^40 armings have used up
 // seq's bits: the order stays as it was.
 func (q *eventQueue) renumber() {
-	all := append(q.h, q.far...)
+	all := append(q.h, q.gather()...)
 	slices.SortFunc(all, func(a, b entry) int {
 		if a.less(&b) {
 			return -1
@@ -410,17 +544,20 @@ func (q *eventQueue) renumber() {
 	}
 	q.seq = uint64(len(all))
 	// A sorted array is a heap: the entries before the horizon are the
-	// near heap, the rest the far one.
+	// near heap, the rest go back to the far parts.
 	k := len(all)
 	if q.split {
 		k, _ = slices.BinarySearchFunc(all, q.horizon, func(e entry, h int64) int { return cmp.Compare(e.when, h) })
 	}
-	q.h, q.far = all[:k:k], slices.Clone(all[k:])
+	q.h = all[:k:k]
 	for i := range q.h {
-		q.pos[q.h[i].id()], q.inFar[q.h[i].id()] = int32(i), false
+		q.pos[q.h[i].id()] = int32(i)
+		if q.split {
+			q.where[q.h[i].id()] = inNear
+		}
 	}
-	for i := range q.far {
-		q.pos[q.far[i].id()], q.inFar[q.far[i].id()] = int32(i), true
+	for _, s := range all[k:] {
+		q.place(s)
 	}
 	q.refill()
 }

@@ -13,23 +13,25 @@ import (
 // The queue fires live timers in (when, arming order), drops cancelled
 // and re-armed entries, frees timer numbers with their entry, and
 // keeps all of it across a renumbering of the arming counter, with the
-// near heap's window from one ns (nearly every timer far) to more than
-// every timer's span (all near), and with timers armed before the time
+// far buckets from one ns (nearly every timer far) to more than every
+// timer's span (all near), rings of buckets from two (most far timers
+// late) to more than the span, and with timers armed before the time
 // of the last one fired (past; the engine arms none, but a popped
 // timer's entry, left at the root for the next arming, must not come
 // back whatever the arming).
 func TestEventQueueOrder(t *testing.T) {
 	for _, c := range []struct {
 		nearWrap    bool
-		window      int64
+		bits, ring  int // log2 of the bucket and of the ring; 0, 0: the defaults
 		split, join int
 		past        bool
-	}{{false, 0, 0, 0, false}, {true, 0, 0, 0, false}, {false, 0, 1, 1, false}, {false, 1, 1, 1, false}, {true, 1, 1, 1, false}, {false, 50, 1, 1, false}, {true, 50, 1, 1, false},
-		{false, 50, 40, 60, false}, {true, 50, 40, 60, false}, {false, 400, 1, 1, false}, {true, 400, 1, 1, false},
-		{false, 0, 0, 0, true}, {true, 0, 0, 0, true}, {false, 50, 40, 60, true}} {
+	}{{false, 0, 0, 0, 0, false}, {true, 0, 0, 0, 0, false}, {false, 0, 0, 1, 1, false}, {false, 0, 1, 1, 1, false}, {true, 0, 1, 1, 1, false},
+		{false, 0, 11, 1, 1, false}, {false, 5, 1, 1, 1, false}, {true, 5, 3, 1, 1, false}, {false, 6, 6, 1, 1, false},
+		{false, 6, 2, 40, 60, false}, {true, 6, 2, 40, 60, false}, {false, 9, 1, 1, 1, false}, {true, 9, 4, 1, 1, false},
+		{false, 0, 0, 0, 0, true}, {true, 0, 0, 0, 0, true}, {false, 6, 2, 40, 60, true}, {false, 0, 3, 1, 1, true}} {
 		nearWrap := c.nearWrap
 		rng := rand.New(rand.NewPCG(7, 8))
-		q := eventQueue{window: c.window, splitN: c.split, joinN: c.join}
+		q := eventQueue{bucketBits: c.bits, ringBits: c.ring, splitN: c.split, joinN: c.join}
 		if nearWrap {
 			q.seq = 1<<(64-idBits) - 1 - 500 // renumbers after 500 armings
 		}
@@ -43,9 +45,9 @@ func TestEventQueueOrder(t *testing.T) {
 		var fired []*timer
 		now := int64(0)
 		order := uint64(0) // arming order, independent of q.seq
-		farSeen, joins := 0, 0
+		farSeen, lateSeen, joins := 0, 0, 0
 		for step := 0; step < 20000; step++ {
-			farSeen = max(farSeen, len(q.far))
+			farSeen, lateSeen = max(farSeen, q.farLen()), max(lateSeen, len(q.late))
 			split := q.split
 			switch r := rng.IntN(10); {
 			case r < 5:
@@ -80,7 +82,7 @@ func TestEventQueueOrder(t *testing.T) {
 					return int(a.seq) - int(b.seq)
 				})
 				if got != first.t || got.when != first.when {
-					t.Fatalf("step %d (near wrap %v, window %d, split %d/%d): peek = timer at %d, want the one at %d", step, nearWrap, c.window, c.split, c.join, got.when, first.when)
+					t.Fatalf("step %d (near wrap %v, buckets 2^%d, ring 2^%d, split %d/%d): peek = timer at %d, want the one at %d", step, nearWrap, c.bits, c.ring, c.split, c.join, got.when, first.when)
 				}
 				q.pop()
 				if split && !q.split {
@@ -94,8 +96,13 @@ func TestEventQueueOrder(t *testing.T) {
 		for q.peek() != nil {
 			q.pop()
 		}
-		if len(q.h)+len(q.far) != 0 || len(q.free) != len(q.timers) {
-			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h)+len(q.far), len(q.free), len(q.timers))
+		if len(q.h)+q.farLen() != 0 || len(q.free) != len(q.timers) {
+			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h)+q.farLen(), len(q.free), len(q.timers))
+		}
+		for k, b := range q.ring {
+			if len(b) > 0 || q.full.Has(k) {
+				t.Errorf("drained: bucket %d holds %d entries (marked full: %v)", k, len(b), q.full.Has(k))
+			}
 		}
 		if len(q.timers) > len(timers) {
 			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
@@ -103,8 +110,11 @@ func TestEventQueueOrder(t *testing.T) {
 		if nearWrap && q.seq > 1<<20 {
 			t.Errorf("not renumbered: seq %d", q.seq)
 		}
-		if c.split > 0 && c.window > 0 && c.window < 100 && farSeen < 10 {
-			t.Errorf("window %d: at most %d timers were far", c.window, farSeen)
+		if c.split > 0 && c.ring > 0 && c.bits < 7 && farSeen < 10 {
+			t.Errorf("buckets 2^%d: at most %d timers were far", c.bits, farSeen)
+		}
+		if c.split > 0 && c.ring > 0 && c.bits+c.ring < 8 && lateSeen < 10 {
+			t.Errorf("buckets 2^%d, ring 2^%d: at most %d timers were late", c.bits, c.ring, lateSeen)
 		}
 		if c.split == 40 && joins == 0 {
 			t.Errorf("split at %d, joined at %d: never joined", c.split, c.join)
@@ -118,8 +128,8 @@ func TestEventQueueOrder(t *testing.T) {
 // A split queue fires what a whole one fires, in the same order: runs of
 // 300 sleeping and running tasks (under splitAt, so whole by default)
 // emit the same events with the queue split from its second timer, with
-// a near window from 20 µs to 1 ms, and joined and split again over and
-// over.
+// buckets from 16 µs to 1 ms and rings from 16 buckets (most sleeps
+// late) to the default, and joined and split again over and over.
 func TestSplitQueueRunsAsWhole(t *testing.T) {
 	js := `{"tasks": {
 		"t": {"instance": 300, "run": {"dist": "exponential", "mean": 400}, "sleep": {"dist": "exponential", "mean": 5000}},
@@ -132,21 +142,21 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 	}
 	var want string
 	for _, c := range []struct {
-		window      int64
+		bits, ring  int
 		split, join int
-	}{{0, 0, 0}, {0, 2, 1}, {20e3, 2, 1}, {200e3, 2, 100}, {0, 2, 1000}} {
+	}{{0, 0, 0, 0}, {0, 0, 2, 1}, {14, 4, 2, 1}, {18, 10, 2, 100}, {0, 0, 2, 1000}} {
 		s := &hashSink{h: sha256.New()}
 		e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", 8), Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.q.window, e.q.splitN, e.q.joinN = c.window, c.split, c.join
+		e.q.bucketBits, e.q.ringBits, e.q.splitN, e.q.joinN = c.bits, c.ring, c.split, c.join
 		farSeen := 0
 		for now := int64(0); now < 1e8; now += 1e6 {
 			if err := e.Advance(now); err != nil {
 				t.Fatal(err)
 			}
-			farSeen = max(farSeen, len(e.q.far))
+			farSeen = max(farSeen, e.q.farLen())
 		}
 		if _, err := e.Run(); err != nil {
 			t.Fatal(err)
@@ -160,10 +170,10 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 			continue
 		}
 		if c.join < 1000 && farSeen < 50 {
-			t.Errorf("window %d, split at %d, join at %d: at most %d timers far", c.window, c.split, c.join, farSeen)
+			t.Errorf("buckets 2^%d, ring 2^%d, split at %d, join at %d: at most %d timers far", c.bits, c.ring, c.split, c.join, farSeen)
 		}
 		if got != want {
-			t.Errorf("window %d, split at %d, join at %d: the events differ from the whole queue's", c.window, c.split, c.join)
+			t.Errorf("buckets 2^%d, ring 2^%d, split at %d, join at %d: the events differ from the whole queue's", c.bits, c.ring, c.split, c.join)
 		}
 	}
 }
