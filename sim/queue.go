@@ -27,15 +27,15 @@ const (
 type timer struct {
 	when int64
 	seq  uint64 // arming number of its heap entry; 0 when not armed
-	kind timerKind
 	cpu  *CPU
 	task *Task
 	ptmr *posixTimer
+	// id is the timer's number in the queue while it is armed.
+	id   int32
+	kind timerKind
 	// phase distinguishes the two steps of a timer-driven wakeup: the
 	// expiry itself, then the wakeup after the wakeup-path cost.
 	phase uint8
-	// id is the timer's number in the queue while it is armed.
-	id int32
 }
 
 func (t *timer) armed() bool { return t.seq != 0 }
