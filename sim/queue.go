@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"schedlab/internal/cpumask"
@@ -58,15 +59,27 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // wakeups wait far, and the ticks, work and reschedule timers that make
 // most events come and go through a near heap of a few entries instead
 // of through all of them (a pop of 10,000 entries was a quarter of the
-// run's time). The far timers wait unordered in a ring of buckets, one
-// per 2^bucketBits ns from the horizon on (ring), and those beyond the
-// ring's span in a heap (late). When the near heap runs dry, the next
-// bucket that holds any timer moves over whole and the horizon to its
-// end; the near heap orders them. A far heap did the same, but every
-// wakeup's way out of it was a sift-down through ten thousand entries,
-// a cache miss a level (a third of the misses of 10,000 tasks on one
-// CPU); a bucket is an append and, when its time comes, a sequential
-// read. The order is (when, arming) in the near heap and every near
+// run's time). The far timers wait unordered in buckets, a timer wheel
+// of two levels as the kernel's was before 4.8: the current block of
+// time (2^blockBits ns, in 2^r0 buckets) in ring0, a bucket each; the
+// next 2^ringBits − 1 blocks in ring1, a bucket a block; those
+// beyond in a heap (late). When the near heap runs dry, the next bucket
+// of ring0 that holds any timer moves over whole and the horizon to its
+// end; the near heap orders them. When the block is used up, the next
+// block's bucket of ring1 is spread over ring0 (each timer moves down at
+// most once) and the late timers that ring1 now spans move into it. A
+// far heap did the same, but every wakeup's way out of it was a
+// sift-down through ten thousand entries, a cache miss a level (a third
+// of the misses of 10,000 tasks on one CPU); a bucket is an append and,
+// when its time comes, a sequential read. A block's buckets are as many
+// as keep about perBucket timers a bucket at the last block's rate (up
+// to 2^ringBits; ring0 is empty when a block begins, so their number
+// can change then): one CPU with 10,000 tasks runs few timers a block
+// and takes them in a few buckets (each bucket is a refill, and fine
+// ones cost 6 % of its instructions), 1,024 CPUs take 33 µs buckets,
+// which keep the near heap to a few hundred timers (with the far heap's
+// 1 ms window it held a millisecond of every CPU's ticks, work and
+// wakeups, thousands). The order is (when, arming) in the near heap and every near
 // entry is due before every far one, so the earliest timer is the near
 // heap's and the order is the whole heap's. A queue of a few dozen
 // timers (the seed loads) stays whole: the split's own work cost it 3 %
@@ -82,24 +95,30 @@ type eventQueue struct {
 	// start) divides near from far: h holds the entries due before it.
 	split   bool
 	horizon int64
-	// ring[b & (len(ring)−1)] holds the far entries of bucket b (due in
-	// [b, b+1)·2^bucketBits), for the buckets from the horizon's on,
-	// len(ring) of them; full marks the slots that hold any; nring
-	// counts their entries. late holds the entries past the ring.
-	ring  []heap4 // unordered; heap4 only for its type
-	full  cpumask.Mask
-	nring int
-	late  heap4
+	// block is the current block (due in [block, block+1)·2^blockBits),
+	// which holds the horizon (or ends at it). ring0[b & (2^r0−1)] holds
+	// the far entries of the block's bucket b (due in [b, b+1)·2^bucketBits,
+	// bucketBits = blockBits − r0), ring1[k & (n−1)] those of block k, for
+	// the n−1 blocks after the current one; full0 and full1 mark the
+	// slots that hold any, n0 and n1 count their entries. late holds the
+	// entries past ring1.
+	block          int64
+	r0, bucketBits int
+	ring0, ring1   []heap4 // unordered; heap4 only for its type
+	full0, full1   cpumask.Mask
+	n0, n1         int
+	late           heap4
 	// spare holds the arrays of emptied buckets for the next bucket to
-	// fill: a bucket's array would otherwise sit unused for the ring's
-	// turn (17 s), and every bucket would grow its own (tens of
-	// thousands of allocations before 10,000 tasks' run settles).
+	// fill: a bucket's array would otherwise sit unused until its slot's
+	// next turn, and every bucket would grow its own (tens of thousands
+	// of allocations before 10,000 tasks' run settled).
 	spare []heap4
-	// bucketBits and ringBits size the buckets and the ring (defaults
-	// when ringBits is 0; tests set others), and splitN and joinN the
-	// sizes that split and join the queue (splitAt and joinAt when 0).
-	bucketBits, ringBits int
-	splitN, joinN        int
+	// blockBits, ringBits and ring0Bits size the blocks, ring1 and ring0,
+	// and per the timers a bucket is meant to bring (defaults when
+	// ringBits is 0; tests set others), and splitN and joinN the sizes
+	// that split and join the queue (splitAt and joinAt when 0).
+	blockBits, ringBits, ring0Bits, per int
+	splitN, joinN                       int
 	// dead: the near heap's root is the entry of the timer popped last,
 	// not yet taken out. Nearly every event arms a timer before the
 	// next peek (a tick its next tick, a task's work its next piece),
@@ -118,15 +137,16 @@ type where uint8
 
 const (
 	inNear where = iota
-	inRing
+	inRing0
+	inRing1
 	inLate
 )
 
-// A bucket is 2^bucketBits ns, about a tick at HZ 1000 (the far heap's
-// window was 1 ms), and the ring's 2^ringBits buckets span 17 s: a
-// sleep longer than that waits in the late heap until the ring reaches
-// it.
-const bucketBits, ringBits = 20, 14
+// A block is 2^20 ns (about a tick at HZ 1000, the far heap's window),
+// in up to 2^5 buckets (33 µs), and ring1 spans 2^14 blocks (17 s): a
+// sleep longer than that waits in the late heap until ring1 reaches it.
+// perBucket is the timers a bucket is meant to bring the near heap.
+const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 7, 32
 
 // A whole queue splits when it reaches splitAt timers, and a split one
 // is made whole again when its near heap runs dry with fewer than
@@ -211,57 +231,75 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	}
 }
 
-// place files a far entry (due at or after the horizon) in its bucket,
-// or in late when the bucket is past the ring.
+// place files a far entry (due at or after the horizon) in its bucket
+// of ring0 or ring1, or in late.
 func (q *eventQueue) place(s entry) {
 	id := s.id()
-	b := s.when >> q.bucketBits
-	if b-q.horizon>>q.bucketBits >= int64(len(q.ring)) {
+	blk := s.when >> q.blockBits
+	switch {
+	case blk == q.block:
+		q.where[id] = inRing0
+		q.n0++
+		q.put(q.ring0, q.full0, int(s.when>>q.bucketBits)&(1<<q.r0-1), s)
+	case blk-q.block < int64(len(q.ring1)):
+		q.where[id] = inRing1
+		q.n1++
+		q.put(q.ring1, q.full1, int(blk)&(len(q.ring1)-1), s)
+	default:
 		q.where[id] = inLate
 		q.late.push(q.pos, s)
-		return
 	}
-	k := int(b) & (len(q.ring) - 1)
-	if q.ring[k] == nil {
+}
+
+// put appends s to bucket k of ring.
+func (q *eventQueue) put(ring []heap4, full cpumask.Mask, k int, s entry) {
+	if ring[k] == nil {
 		if n := len(q.spare); n > 0 {
-			q.ring[k], q.spare = q.spare[n-1], q.spare[:n-1]
+			ring[k], q.spare = q.spare[n-1], q.spare[:n-1]
 		} else {
-			q.ring[k] = make(heap4, 0, 8) // most hold a few
+			ring[k] = make(heap4, 0, 8) // most hold a few
 		}
-		q.full.Set(k, true)
+		full.Set(k, true)
 	}
-	q.where[id] = inRing
-	q.pos[id] = int32(len(q.ring[k]))
-	q.ring[k] = append(q.ring[k], s)
-	q.nring++
+	q.pos[s.id()] = int32(len(ring[k]))
+	ring[k] = append(ring[k], s)
 }
 
 // unplace takes out the far entry of timer id, at i of its bucket or of
 // late, due at when.
 func (q *eventQueue) unplace(id int32, i int, when int64) {
-	if q.where[id] == inLate {
+	switch q.where[id] {
+	case inLate:
 		q.late.removeAt(q.pos, i)
 		return
+	case inRing0:
+		q.n0--
+		q.take(q.ring0, q.full0, int(when>>q.bucketBits)&(1<<q.r0-1), i)
+	default:
+		q.n1--
+		q.take(q.ring1, q.full1, int(when>>q.blockBits)&(len(q.ring1)-1), i)
 	}
-	k := int(when>>q.bucketBits) & (len(q.ring) - 1)
-	r := q.ring[k]
+}
+
+// take removes the entry at i of bucket k of ring.
+func (q *eventQueue) take(ring []heap4, full cpumask.Mask, k, i int) {
+	r := ring[k]
 	n := len(r) - 1
 	if i != n {
 		r[i] = r[n]
 		q.pos[r[i].id()] = int32(i)
 	}
-	q.ring[k] = r[:n]
-	q.nring--
+	ring[k] = r[:n]
 	if n == 0 {
-		q.emptied(k)
+		q.emptied(ring, full, k)
 	}
 }
 
 // emptied gives bucket k's array to the spares.
-func (q *eventQueue) emptied(k int) {
-	q.spare = append(q.spare, q.ring[k][:0])
-	q.ring[k] = nil
-	q.full.Set(k, false)
+func (q *eventQueue) emptied(ring []heap4, full cpumask.Mask, k int) {
+	q.spare = append(q.spare, ring[k][:0])
+	ring[k] = nil
+	full.Set(k, false)
 }
 
 // move re-arms a timer whose entry, due at old, is at i of a far part
@@ -283,20 +321,22 @@ func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
 }
 
 // farLen is the number of far timers.
-func (q *eventQueue) farLen() int { return q.nring + len(q.late) }
+func (q *eventQueue) farLen() int { return q.n0 + q.n1 + len(q.late) }
 
 // splitHeap divides a whole queue at the end of its earliest timer's
 // bucket.
 func (q *eventQueue) splitHeap() {
 	if q.ringBits == 0 {
-		q.bucketBits, q.ringBits = bucketBits, ringBits
+		q.blockBits, q.ringBits, q.ring0Bits = blockBits, ringBits, ring0Bits
 	}
-	if q.ring == nil {
-		q.ring = make([]heap4, 1<<q.ringBits)
-		q.full = cpumask.New(len(q.ring))
+	if q.ring0 == nil {
+		q.ring0, q.ring1 = make([]heap4, 1<<q.ring0Bits), make([]heap4, 1<<q.ringBits)
+		q.full0, q.full1 = cpumask.New(len(q.ring0)), cpumask.New(len(q.ring1))
 	}
 	q.split = true
+	q.setR0(len(q.h))
 	q.horizon = (q.h[0].when>>q.bucketBits + 1) << q.bucketBits
+	q.block = q.h[0].when >> q.blockBits
 	all := q.h
 	q.h = nil
 	for _, s := range all {
@@ -361,8 +401,9 @@ func (q *eventQueue) refill() {
 }
 
 // advance moves the next bucket that holds any timer to the near heap,
-// which is empty, and the horizon to that bucket's end; or, with few far
-// timers left, makes the queue whole again.
+// which is empty, and the horizon to that bucket's end, first moving to
+// the next block that holds any when the current one is used up; or,
+// with few far timers left, makes the queue whole again.
 func (q *eventQueue) advance() {
 	if q.farLen() < cmp.Or(q.joinN, joinAt) {
 		q.split = false
@@ -372,35 +413,67 @@ func (q *eventQueue) advance() {
 		}
 		return
 	}
-	n := len(q.ring)
-	if q.nring == 0 {
-		// Only late timers: the ring starts at the earliest one's
-		// bucket.
-		q.horizon = q.late[0].when >> q.bucketBits << q.bucketBits
+	if q.n0 == 0 {
+		// The block is used up: the next one that holds any timer, in
+		// ring1 or, with ring1 empty, the earliest late one's.
+		var next int64
+		if n := len(q.ring1); q.n1 > 0 {
+			k0 := int(q.block+1) & (n - 1)
+			k := q.full1.Next(k0, n)
+			if k < 0 {
+				k = q.full1.Next(0, k0)
+			}
+			next = q.block + 1 + int64((k-k0)&(n-1))
+		} else {
+			next = q.late[0].when >> q.blockBits
+		}
+		k := int(next) & (len(q.ring1) - 1)
+		q.setR0(len(q.ring1[k]))
+		q.block, q.horizon = next, next<<q.blockBits
+		// The late timers ring1 now spans (those of this block, when
+		// ring1 was empty, go to ring0).
 		q.pull()
+		if b := q.ring1[k]; b != nil {
+			q.n1 -= len(b)
+			for _, s := range b {
+				if q.r0 == 0 {
+					// One bucket: to the near heap at once.
+					q.where[s.id()] = inNear
+					q.h.push(q.pos, s)
+				} else {
+					q.place(s)
+				}
+			}
+			q.emptied(q.ring1, q.full1, k)
+		}
+		if q.n0 == 0 {
+			q.horizon = (next + 1) << q.blockBits
+			return
+		}
 	}
-	base := q.horizon >> q.bucketBits
-	k0 := int(base) & (n - 1)
-	k := q.full.Next(k0, n)
-	if k < 0 {
-		k = q.full.Next(0, k0)
-	}
-	b := base + int64((k-k0)&(n-1))
-	for _, s := range q.ring[k] {
+	n := 1 << q.r0
+	k := q.full0.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
+	for _, s := range q.ring0[k] {
 		q.where[s.id()] = inNear
 		q.h.push(q.pos, s)
 	}
-	q.nring -= len(q.ring[k])
-	q.emptied(k)
-	q.horizon = (b + 1) << q.bucketBits
-	q.pull()
+	q.n0 -= len(q.ring0[k])
+	q.emptied(q.ring0, q.full0, k)
+	q.horizon = (q.block<<q.r0 + int64(k) + 1) << q.bucketBits
 }
 
-// pull moves the late entries that the ring now spans into their
-// buckets.
+// setR0 divides the block about to begin, with ring0 empty, into as
+// many buckets (up to 2^ring0Bits) as bring the near heap about per
+// timers each when n are due in it.
+func (q *eventQueue) setR0(n int) {
+	q.r0 = min(bits.Len(uint(n/cmp.Or(q.per, perBucket))), q.ring0Bits)
+	q.bucketBits = q.blockBits - q.r0
+}
+
+// pull moves the late entries that ring1 now spans into their buckets.
 func (q *eventQueue) pull() {
-	end := q.horizon>>q.bucketBits + int64(len(q.ring))
-	for len(q.late) > 0 && q.late[0].when>>q.bucketBits < end {
+	end := q.block + int64(len(q.ring1))
+	for len(q.late) > 0 && q.late[0].when>>q.blockBits < end {
 		s := q.late[0]
 		q.late.removeAt(q.pos, 0)
 		q.place(s)
@@ -411,11 +484,16 @@ func (q *eventQueue) pull() {
 func (q *eventQueue) gather() []entry {
 	all := q.late
 	q.late = nil
-	for k := q.full.Next(0, len(q.ring)); k >= 0; k = q.full.Next(k+1, len(q.ring)) {
-		all = append(all, q.ring[k]...)
-		q.emptied(k)
+	for _, r := range []struct {
+		ring []heap4
+		full cpumask.Mask
+	}{{q.ring0, q.full0}, {q.ring1, q.full1}} {
+		for k := r.full.Next(0, len(r.ring)); k >= 0; k = r.full.Next(k+1, len(r.ring)) {
+			all = append(all, r.ring[k]...)
+			q.emptied(r.ring, r.full, k)
+		}
 	}
-	q.nring = 0
+	q.n0, q.n1 = 0, 0
 	return all
 }
 

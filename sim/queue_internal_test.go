@@ -14,24 +14,26 @@ import (
 // and re-armed entries, frees timer numbers with their entry, and
 // keeps all of it across a renumbering of the arming counter, with the
 // far buckets from one ns (nearly every timer far) to more than every
-// timer's span (all near), rings of buckets from two (most far timers
-// late) to more than the span, and with timers armed before the time
+// timer's span (all near), blocks of buckets from two (most far timers
+// in ring1 or late) to more than the span, and with timers armed before the time
 // of the last one fired (past; the engine arms none, but a popped
 // timer's entry, left at the root for the next arming, must not come
 // back whatever the arming).
 func TestEventQueueOrder(t *testing.T) {
 	for _, c := range []struct {
 		nearWrap    bool
-		bits, ring  int // log2 of the bucket and of the ring; 0, 0: the defaults
+		bits, ring  int // log2 of the finest bucket and of the rings; 0, 0: the defaults
 		split, join int
 		past        bool
 	}{{false, 0, 0, 0, 0, false}, {true, 0, 0, 0, 0, false}, {false, 0, 0, 1, 1, false}, {false, 0, 1, 1, 1, false}, {true, 0, 1, 1, 1, false},
-		{false, 0, 11, 1, 1, false}, {false, 5, 1, 1, 1, false}, {true, 5, 3, 1, 1, false}, {false, 6, 6, 1, 1, false},
+		{false, 0, 11, 1, 1, false}, {false, 5, 1, 1, 1, false}, {true, 5, 3, 1, 1, false}, {false, 6, 6, 1, 1, false}, {false, 3, 3, 1, 1, false},
 		{false, 6, 2, 40, 60, false}, {true, 6, 2, 40, 60, false}, {false, 9, 1, 1, 1, false}, {true, 9, 4, 1, 1, false},
 		{false, 0, 0, 0, 0, true}, {true, 0, 0, 0, 0, true}, {false, 6, 2, 40, 60, true}, {false, 0, 3, 1, 1, true}} {
 		nearWrap := c.nearWrap
 		rng := rand.New(rand.NewPCG(7, 8))
-		q := eventQueue{bucketBits: c.bits, ringBits: c.ring, splitN: c.split, joinN: c.join}
+		// Blocks of 2^ring finest buckets, each bucket meant to bring
+		// 4 timers (the default 32 would leave most blocks whole here).
+		q := eventQueue{blockBits: c.bits + c.ring, ringBits: c.ring, ring0Bits: c.ring, per: 4, splitN: c.split, joinN: c.join}
 		if nearWrap {
 			q.seq = 1<<(64-idBits) - 1 - 500 // renumbers after 500 armings
 		}
@@ -45,9 +47,10 @@ func TestEventQueueOrder(t *testing.T) {
 		var fired []*timer
 		now := int64(0)
 		order := uint64(0) // arming order, independent of q.seq
-		farSeen, lateSeen, joins := 0, 0, 0
+		farSeen, ring1Seen, lateSeen, r0Seen, joins := 0, 0, 0, 0, 0
 		for step := 0; step < 20000; step++ {
-			farSeen, lateSeen = max(farSeen, q.farLen()), max(lateSeen, len(q.late))
+			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
+			r0Seen = max(r0Seen, q.r0)
 			split := q.split
 			switch r := rng.IntN(10); {
 			case r < 5:
@@ -99,10 +102,13 @@ func TestEventQueueOrder(t *testing.T) {
 		if len(q.h)+q.farLen() != 0 || len(q.free) != len(q.timers) {
 			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h)+q.farLen(), len(q.free), len(q.timers))
 		}
-		for k, b := range q.ring {
-			if len(b) > 0 || q.full.Has(k) {
-				t.Errorf("drained: bucket %d holds %d entries (marked full: %v)", k, len(b), q.full.Has(k))
+		for k := range q.ring0 {
+			if len(q.ring0[k]) > 0 || q.full0.Has(k) || len(q.ring1[k]) > 0 || q.full1.Has(k) {
+				t.Errorf("drained: bucket %d holds %d and %d entries (marked full: %v, %v)", k, len(q.ring0[k]), len(q.ring1[k]), q.full0.Has(k), q.full1.Has(k))
 			}
+		}
+		if q.n0 != 0 || q.n1 != 0 {
+			t.Errorf("drained: the rings count %d and %d entries", q.n0, q.n1)
 		}
 		if len(q.timers) > len(timers) {
 			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
@@ -113,8 +119,14 @@ func TestEventQueueOrder(t *testing.T) {
 		if c.split > 0 && c.ring > 0 && c.bits < 7 && farSeen < 10 {
 			t.Errorf("buckets 2^%d: at most %d timers were far", c.bits, farSeen)
 		}
-		if c.split > 0 && c.ring > 0 && c.bits+c.ring < 8 && lateSeen < 10 {
+		if c.split > 0 && c.ring > 0 && c.bits+2*c.ring < 8 && lateSeen < 10 {
 			t.Errorf("buckets 2^%d, ring 2^%d: at most %d timers were late", c.bits, c.ring, lateSeen)
+		}
+		if c.split > 0 && c.ring >= 2 && c.bits+c.ring <= 9 && r0Seen == 0 {
+			t.Errorf("buckets 2^%d, ring 2^%d: no block was divided", c.bits, c.ring)
+		}
+		if c.split > 0 && c.ring > 0 && c.bits+c.ring <= 8 && c.bits+2*c.ring >= 9 && ring1Seen < 10 {
+			t.Errorf("buckets 2^%d, ring 2^%d: at most %d timers were in ring1", c.bits, c.ring, ring1Seen)
 		}
 		if c.split == 40 && joins == 0 {
 			t.Errorf("split at %d, joined at %d: never joined", c.split, c.join)
@@ -128,8 +140,8 @@ func TestEventQueueOrder(t *testing.T) {
 // A split queue fires what a whole one fires, in the same order: runs of
 // 300 sleeping and running tasks (under splitAt, so whole by default)
 // emit the same events with the queue split from its second timer, with
-// buckets from 16 µs to 1 ms and rings from 16 buckets (most sleeps
-// late) to the default, and joined and split again over and over.
+// buckets from 4 µs to 65 µs and blocks from 8 buckets (most sleeps
+// late) to the default's, and joined and split again over and over.
 func TestSplitQueueRunsAsWhole(t *testing.T) {
 	js := `{"tasks": {
 		"t": {"instance": 300, "run": {"dist": "exponential", "mean": 400}, "sleep": {"dist": "exponential", "mean": 5000}},
@@ -144,13 +156,16 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 	for _, c := range []struct {
 		bits, ring  int
 		split, join int
-	}{{0, 0, 0, 0}, {0, 0, 2, 1}, {14, 4, 2, 1}, {18, 10, 2, 100}, {0, 0, 2, 1000}} {
+	}{{0, 0, 0, 0}, {0, 0, 2, 1}, {12, 3, 2, 1}, {16, 5, 2, 100}, {0, 0, 2, 1000}} {
 		s := &hashSink{h: sha256.New()}
 		e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", 8), Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.q.bucketBits, e.q.ringBits, e.q.splitN, e.q.joinN = c.bits, c.ring, c.split, c.join
+		if c.ring > 0 {
+			e.q.blockBits, e.q.ringBits, e.q.ring0Bits, e.q.per = c.bits+c.ring, c.ring, c.ring, 4
+		}
+		e.q.splitN, e.q.joinN = c.split, c.join
 		farSeen := 0
 		for now := int64(0); now < 1e8; now += 1e6 {
 			if err := e.Advance(now); err != nil {
