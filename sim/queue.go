@@ -71,17 +71,19 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // far heap did the same, but every wakeup's way out of it was a
 // sift-down through ten thousand entries, a cache miss a level (a third
 // of the misses of 10,000 tasks on one CPU); a bucket is an append and,
-// when its time comes, a sequential read. A block's buckets are as many
-// as keep about perBucket timers a bucket at the last block's rate (up
-// to 2^ringBits; ring0 is empty when a block begins, so their number
-// can change then): one CPU with 10,000 tasks runs few timers a block
-// and takes them in a few buckets (each bucket is a refill, and fine
-// ones cost 6 % of its instructions), 1,024 CPUs take 33 µs buckets,
-// which keep the near heap to a few hundred timers (with the far heap's
-// 1 ms window it held a millisecond of every CPU's ticks, work and
-// wakeups, thousands). The order is (when, arming) in the near heap and every near
-// entry is due before every far one, so the earliest timer is the near
-// heap's and the order is the whole heap's. A queue of a few dozen
+// when its time comes, a sequential read. A block is divided into as
+// many buckets (up to 2^ring0Bits) as bring the near heap about
+// perBucket timers each, counted when it begins (ring0 is empty then,
+// so the division can change): one CPU with 10,000 tasks has a few
+// dozen timers a block, which go to the near heap at once (finer
+// buckets there cost more in refills and in moves down from ring1 than
+// they saved: 1,531 against 1,453 instructions an event), 1,024 CPUs
+// take 33 µs buckets, which keep the near heap to a few hundred timers
+// (with the far heap's 1 ms window it held a millisecond of every CPU's
+// ticks, work and wakeups, thousands). The order is (when, arming) in
+// the near heap and every near entry is due before every far one, so
+// the earliest timer is the near heap's and the order is the whole
+// heap's. A queue of a few dozen
 // timers (the seed loads) stays whole: the split's own work cost it 3 %
 // of its instructions.
 type eventQueue struct {
@@ -142,10 +144,12 @@ const (
 	inLate
 )
 
-// A block is 2^20 ns (about a tick at HZ 1000, the far heap's window),
-// in up to 2^5 buckets (33 µs), and ring1 spans 2^14 blocks (17 s): a
-// sleep longer than that waits in the late heap until ring1 reaches it.
-// perBucket is the timers a bucket is meant to bring the near heap.
+// A block is 2^22 ns (4.2 ms), in up to 2^7 buckets (33 µs), and ring1
+// spans 2^13 blocks (34 s): a sleep longer than that waits in the late
+// heap until ring1 reaches it. perBucket is the timers a bucket is
+// meant to bring the near heap. (Blocks of 1 ms sent most ticks and
+// work ends at 1,024 CPUs through ring1 first; blocks of 34 ms sent
+// most wakeups on one CPU through both rings.)
 const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 7, 32
 
 // A whole queue splits when it reaches splitAt timers, and a split one
