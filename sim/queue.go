@@ -77,7 +77,7 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // so the division can change): one CPU with 10,000 tasks has a few
 // dozen timers a block, which go to the near heap at once (finer
 // buckets there cost more in refills and in moves down from ring1 than
-// they saved: 1,531 against 1,453 instructions an event), 1,024 CPUs
+// they saved), 1,024 CPUs
 // take 33 µs buckets, which keep the near heap to a few hundred timers
 // (with the far heap's 1 ms window it held a millisecond of every CPU's
 // ticks, work and wakeups, thousands). The order is (when, arming) in
