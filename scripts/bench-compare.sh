@@ -10,10 +10,9 @@
 #   two references of the same test binary's run: a typed, allocation-free
 #   heap push+pop (the floor) and container/heap's;
 # - with valgrind, cachegrind's instruction count per event (independent of
-#   the load): two run lengths, the difference divided by the events between
-#   (the garbage collector's work included). They run with GOMAXPROCS=1:
-#   with two Ps the runtime's idle-priority mark workers ran on the idle
-#   one, and the same run's count varied by up to 3× (0.03 % with one);
+#   the load; scripts/cg-per-event.sh: two run lengths, the difference
+#   divided by the events between, the garbage collector's work included
+#   unless GOGC=off);
 # - peak RSS and CPU time of `schedlab run` for 3,000 s of calibrated-make-j10 and of
 #   wakeup-latency-calibrated-make-j10;
 # - sweep throughput: runs per CPU-second of wakeup-latency-calibrated-make-j10 × 60 s
@@ -69,14 +68,8 @@ if command -v valgrind >/dev/null; then
   for r in $(seq "$vrounds"); do for v in base new; do
     for b in 'Engine$:2000:6000' 'Scenario/wakeup-latency-calibrated-make-j10/cpus=1$:20000:60000' 'TypedHeap:200000:600000'; do
       IFS=: read -r name n1 n2 <<<"$b"
-      ir() { GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$tmp/sim-$v" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1; }
-      o1=$(ir "$n1")
-      o2=$(ir "$n2")
-      i1=$(sed -n 's/.*I *refs: *//p' <<<"$o1" | tr -d ,)
-      i2=$(sed -n 's/.*I *refs: *//p' <<<"$o2" | tr -d ,)
-      epo=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "events/op") print $(i - 1) }' <<<"$o2" | head -1)
-      epo=${epo:-1}
-      echo "$v instructions/event-${name%%[\$:]*} $(awk -v a="$i1" -v b="$i2" -v n1="$n1" -v n2="$n2" -v e="$epo" 'BEGIN { printf "%.0f", (b - a) / ((n2 - n1) * e) }')" >>"$out"
+      read -r ir _ < <(scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
+      echo "$v instructions/event-${name%%[\$:]*} $(printf '%.0f' "$ir")" >>"$out"
     done
   done; done
 fi

@@ -14,6 +14,11 @@
 # time). The base is measured with this tree's sim/bench_test.go; a base
 # whose input limit refuses a size skips it. The million-task runs take a
 # minute and 1.2 GB each: `go test ./sim -run '^$' -bench Huge -benchtime 20000x`.
+#
+# With VALGRIND=1, also cachegrind's instructions and L1 data misses per
+# event (scripts/cg-per-event.sh, GOGC=off, the cache simulated) of the
+# goals' six sizes in both trees, which the load does not move (about 15
+# minutes: 1,024 CPUs' warm-up is long under valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-main}
@@ -39,6 +44,20 @@ for r in $(seq "$rounds"); do
   done
 done
 
+if [ "${VALGRIND:-0}" = 1 ]; then
+  for b in 'Tasks/cpus=1/tasks=10$:10000:30000' 'Tasks/cpus=1/tasks=10000$:10000:30000' \
+    'Tasks/cpus=256/tasks=10$:10000:30000' 'Tasks/cpus=256/tasks=10000$:10000:30000' \
+    'CPUs/cpus=16/:10000:30000' 'CPUs/cpus=1024/:5000:15000'; do
+    IFS=: read -r name n1 n2 <<<"$b"
+    n=$(sed 's/[$]//g; s/\/$//' <<<"$name")
+    for v in base new; do
+      read -r ir d1 < <(GOGC=off CACHE_SIM=yes scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
+      echo "$v $n/instructions $ir" >>"$out"
+      echo "$v $n/D1-misses $d1" >>"$out"
+    done
+  done
+fi
+
 python3 - "$out" <<'PY'
 import statistics, sys
 vals = {}
@@ -51,10 +70,10 @@ for (n, _) in vals:
     if n not in names:
         names.append(n)
 med = lambda n, v: statistics.median(vals[(n, v)]) if (n, v) in vals else float('nan')
-print(f"{'CPU ns/event (median)':40s} {'base':>9s} {'new':>9s} {'×heap':>7s} {'new/base':>8s}")
+print(f"{'CPU ns/event unless named (median)':40s} {'base':>9s} {'new':>9s} {'×heap':>7s} {'new/base':>8s}")
 for n in names:
     b, w = med(n, 'base'), med(n, 'new')
-    h = w / med('typed-heap', 'new') if not n.endswith('/allocs') else float('nan')
+    h = w / med('typed-heap', 'new') if '/' not in n.split('=')[-1] else float('nan')
     print(f"{n:40s} {b:9.4g} {w:9.4g} {h:7.1f} {w / b if b else float('nan'):8.3f}")
 print()
 print("goal ratios (each round's ratio, then the median):")
@@ -66,4 +85,8 @@ for a, b, goal in [("Tasks/cpus=1/tasks=10000", "Tasks/cpus=1/tasks=10", 1.5),
             continue
         rs = [x / y for x, y in zip(vals[(a, v)], vals[(b, v)])]
         print(f"  {v:4s} {a} / {b}: {' '.join(f'{r:.2f}' for r in rs)}; median {statistics.median(rs):.2f} (goal ≤ {goal})")
+        ia, ib = a.replace('tasks=40960', '').replace('tasks=640', '') + '/instructions', b.replace('tasks=40960', '').replace('tasks=640', '') + '/instructions'
+        ia, ib = ia.replace('//', '/'), ib.replace('//', '/')
+        if (ia, v) in vals and (ib, v) in vals:
+            print(f"       instructions: {vals[(ia, v)][0] / vals[(ib, v)][0]:.3f}")
 PY
