@@ -38,7 +38,7 @@ func ReadTrace(r io.Reader, extra trace.Sink) (*TraceResult, error) {
 // must pass trace.Begin on.
 func ReadTraceFiltered(r io.Reader, filter func(next trace.Sink) trace.Sink, extra trace.Sink) (*TraceResult, error) {
 	a := NewWith(Options{Samples: true, PerTask: true})
-	var to trace.Sink = a
+	var to trace.Sink = NewSigevNumbering(a)
 	if filter != nil {
 		to = filter(to)
 	}

@@ -154,6 +154,11 @@ func newInstance(root, name string, bufKB int) (*instance, error) {
 	for _, e := range schedEvents {
 		steps = append(steps, [2]string{"events/sched/" + e + "/enable", "1"})
 	}
+	// A POSIX timer's signals (si_code SI_TIMER), so that the analysis
+	// can tell which expiry each SIGEV_THREAD callback serves
+	// (analyze.SigevNumbering); the filter keeps every other signal out.
+	steps = append(steps, [2]string{"events/signal/signal_generate/filter", "code == -2"},
+		[2]string{"events/signal/signal_generate/enable", "1"})
 	for _, s := range steps {
 		if err := in.write(s[0], s[1]); err != nil {
 			in.remove()

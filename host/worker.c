@@ -870,7 +870,11 @@ static void sigev_callback(union sigval v) {
 		next = seq + missed > old ? seq + missed : old;
 	} while (!__atomic_compare_exchange_n(&cb->delivered, &old, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	int64_t expected = cb->first + (seq - 1) * cb->period;
-	mark("callback_start timer=%d seq=%lld expected_ns=%lld", cb->id, (long long)seq, (long long)expected);
+	// The period lets the analysis move the sample to the expiry the
+	// kernel's signal names (analyze.SigevNumbering), where the trace has
+	// the signals.
+	mark("callback_start timer=%d seq=%lld expected_ns=%lld period_ns=%lld", cb->id, (long long)seq, (long long)expected,
+	     (long long)cb->period);
 	for (int64_t i = 1; i <= missed; i++)
 		mark("timer_missed timer=%d seq=%lld", cb->id, (long long)(seq + i));
 	char comm[16];

@@ -42,6 +42,13 @@ const (
 	// cpus=, schedlab's cpus=), and a header may come more than once, the
 	// largest count winning. TS is 0; no tracepoint emits it.
 	Begin
+	// TimerSignal: a POSIX timer's signal (si_code SI_TIMER) queued for
+	// thread PID (signal_generate, res=0). A periodic timer whose signal
+	// is pending is not restarted until the signal is taken, so each is
+	// one expiry that fired, and expiries merged into it never show.
+	// glibc's SIGEV_THREAD helper takes each and creates one callback
+	// thread for it (analyze's SigevNumbering uses that).
+	TimerSignal
 )
 
 var kindNames = [...]string{
@@ -57,6 +64,7 @@ var kindNames = [...]string{
 	Lost:        "lost_events",
 	BufferStart: "buffer_started",
 	Begin:       "begin",
+	TimerSignal: "signal_generate",
 }
 
 // String returns the tracepoint name.
@@ -165,6 +173,9 @@ type Event struct {
 	Timer    int32 // timer identifier, unique in one recording
 	Seq      int64 // expiry number of that timer, from 1
 	Expected int64 // TimerExpiry (and optionally CallbackStart): the programmed expiry time (ns)
+	// Period is a CallbackStart's timer period (ns) where the mark gives
+	// it (the host runner's SIGEV_THREAD callbacks), 0 otherwise.
+	Period int64
 }
 
 // Sink consumes events in time order. The Event is only valid during the

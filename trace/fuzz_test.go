@@ -39,6 +39,7 @@ func FuzzParse(f *testing.F) {
 		"x-5 [000] ..... 1.0: sched_switch: prev_comm=a b prev_pid=1 prev_prio=1 prev_state=R+ ==> next_comm=c next_pid=2 next_prio=3\n",
 		"CPU:1 [LOST 3 EVENTS]\n##### CPU 1 buffer started ####\nx-5 [001] 1.0: sched_waking: comm=x pid=5 prio=120 target_cpu=000\n",
 		"x-5 [000] 1.0: tracing_mark_write: I|5|timer_expiry timer=1 seq=1 expected_ns=5\n",
+		"x-0 [000] 1.0: signal_generate: sig=32 errno=0 code=-2 comm=a b pid=7 grp=0 res=0\nx-7 [000] 1.1: tracing_mark_write: I|7|callback_start timer=1 seq=1 expected_ns=5 period_ns=9\n",
 		"x-5 (  5) [000] d..2 1.0: sched_switch: task a:1 [120] (R) ==> b:2 [120]\n",
 		"perf 5 [000] 1.0: sched:sched_process_fork: comm=a pid=1 child_comm=b child_pid=2\n",
 		// Timestamps out of place: one years ahead, one back, CPUs interleaved out of order, one negative.

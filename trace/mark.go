@@ -48,6 +48,10 @@ func AppendMark(b []byte, e *Event) []byte {
 		b = append(b, " expected_ns="...)
 		b = strconv.AppendInt(b, e.Expected, 10)
 	}
+	if e.Mark == CallbackStart && e.Period > 0 {
+		b = append(b, " period_ns="...)
+		b = strconv.AppendInt(b, e.Period, 10)
+	}
 	return b
 }
 
@@ -96,7 +100,7 @@ func parseMark(text string, e *Event) markResult {
 		return markOther
 	}
 	var haveTimer, haveSeq, haveExp bool
-	var timer, seq, exp int64
+	var timer, seq, exp, period int64
 	for args != "" {
 		var tok string
 		tok, args, _ = strings.Cut(args, " ")
@@ -121,14 +125,22 @@ func parseMark(text string, e *Event) markResult {
 				return markBad
 			}
 			exp, haveExp = n, true
+		case "period_ns":
+			if err != nil || n <= 0 {
+				return markBad
+			}
+			period = n
 		}
 	}
 	if !haveTimer || !haveSeq || (m == TimerExpiry && !haveExp) {
 		return markBad
 	}
-	e.Mark, e.Timer, e.Seq, e.Expected = m, int32(timer), seq, exp
+	e.Mark, e.Timer, e.Seq, e.Expected, e.Period = m, int32(timer), seq, exp, 0
 	if m == TimerMissed {
 		e.Expected = 0
+	}
+	if m == CallbackStart && exp != 0 {
+		e.Period = period
 	}
 	return markOK
 }

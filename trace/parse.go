@@ -131,10 +131,13 @@ type ParseStats struct {
 	Marks       int // schedlab marks handed to the sink
 	BadMarks    int // schedlab marks with missing or malformed fields (skipped)
 	OtherMarks  int // tracing_mark_write lines that are not schedlab marks (skipped)
-	Other       []NameCount
-	Unparsable  int        // lines that are neither comments nor readable events
-	Examples    []LineText // the first few of them
-	BadPayload  int        // sched events whose payload lacked a needed field (skipped)
+	// OtherSignals are signal_generate lines of signals other than a
+	// POSIX timer's queued for a thread (skipped).
+	OtherSignals int
+	Other        []NameCount
+	Unparsable   int        // lines that are neither comments nor readable events
+	Examples     []LineText // the first few of them
+	BadPayload   int        // sched events whose payload lacked a needed field (skipped)
 
 	TruncatedLast bool // the last line had no newline and was ignored
 	LostLines     int  // lost-events lines (each became a Lost event)
@@ -679,6 +682,7 @@ var (
 	wakeKeys    = []string{"comm", "pid", "prio", "success", "target_cpu"}
 	forkKeys    = []string{"comm", "pid", "child_comm", "child_pid", "parent_comm", "parent_pid"}
 	exitKeys    = []string{"comm", "pid", "prio"}
+	signalKeys  = []string{"sig", "code", "comm", "pid", "grp", "res"}
 	migrateKeys = []string{"comm", "pid", "prio", "orig_cpu", "dest_cpu"}
 )
 
@@ -714,6 +718,13 @@ func (p *parser) dispatch(cpu int32, ts int64, name, payload string) {
 	case "sched_migrate_task":
 		e.Kind = Migrate
 		ok = p.migrateEvent(e, payload)
+	case "signal_generate":
+		var timer bool
+		if timer, ok = p.signalEvent(e, payload); ok && !timer {
+			p.st.OtherSignals++
+			return
+		}
+		e.Kind = TimerSignal
 	case "tracing_mark_write", "print", "0":
 		if name == "print" {
 			// trace-cmd prints "print: tracing_mark_write: TEXT".
@@ -966,6 +977,25 @@ func (p *parser) exitEvent(e *Event, payload string) bool {
 	p.st.positional++
 	e.Comm, e.PID, e.Prio, ok = p.commPidPrio(s)
 	return ok
+}
+
+// signalEvent reads signal_generate ("sig=32 errno=0 code=-2 comm=C
+// pid=P grp=0 res=0"); timer says whether it is a POSIX timer's signal
+// (code SI_TIMER, -2) queued for one thread (grp=0) and not found
+// already pending or ignored (res=0): a TimerSignal.
+func (p *parser) signalEvent(e *Event, payload string) (timer, ok bool) {
+	var f [6]string
+	var set [6]bool
+	if !kv(payload, signalKeys, f[:], set[:]) || !set[1] || !set[3] {
+		return false, false
+	}
+	code, ok1 := atoi32(f[1])
+	pid, ok2 := atoi32(f[3])
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	e.PID, e.Comm = pid, p.comm(f[2])
+	return code == -2 && f[4] == "0" && f[5] == "0", true
 }
 
 func (p *parser) migrateEvent(e *Event, payload string) bool {

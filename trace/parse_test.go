@@ -333,3 +333,24 @@ func TestParseMark(t *testing.T) {
 		}
 	}
 }
+
+func TestTimerSignals(t *testing.T) {
+	evs, st := parseString(t, `# tracer: nop
+          <idle>-0       [000] dNh3.    29.322483: signal_generate: sig=32 errno=0 code=-2 comm=sigev helper pid=910 grp=0 res=0
+          <idle>-0       [000] dNh3.    29.332483: signal_generate: sig=32 errno=0 code=-2 comm=sigev-helper pid=910 grp=0 res=2
+       schedlab-1    [000] d..1.    29.342483: signal_generate: sig=9 errno=0 code=0 comm=hog pid=911 grp=1 res=0
+        callback-911 [000] ...1.    29.352768: tracing_mark_write: I|907|callback_start timer=0 seq=1 expected_ns=29322360564 period_ns=10000000
+`)
+	if len(evs) != 2 || evs[0].Kind != TimerSignal || evs[0].PID != 910 || evs[0].Comm != "sigev helper" || evs[0].TS != 29322483000 {
+		t.Fatalf("events %+v, want the timer signal and the mark", evs)
+	}
+	if st.OtherSignals != 2 {
+		t.Errorf("%d other signals, want 2 (one already pending, one a kill)", st.OtherSignals)
+	}
+	if m := evs[1]; m.Kind != Mark || m.Period != 10e6 || m.Expected != 29322360564 {
+		t.Errorf("mark %+v, want period 10 ms", m)
+	}
+	if got := FormatMark(&evs[1]); got != "I|911|callback_start timer=0 seq=1 expected_ns=29322360564 period_ns=10000000" {
+		t.Errorf("the mark writes back as %q", got)
+	}
+}
