@@ -91,6 +91,8 @@ type Engine struct {
 	// stacks counts each thread group's cached thread stacks
 	// (threadstart.go), kept only when threads are charged a setup.
 	stacks map[int32]int
+	// forkLocks are the thread groups' fork-time locks (threadstart.go).
+	forkLocks map[int32]*forkLock
 
 	live, pending int // tasks alive; initial tasks not started yet
 	started       bool

@@ -532,3 +532,34 @@ func TestThreadStartAnchorsTheGrid(t *testing.T) {
 		}
 	}
 }
+
+// A process fork holds its process's fork-time locks until the parent
+// returns from it: a thread of the same process that starts meanwhile (on
+// another CPU) waits at its setup until then. Without the thread start
+// (a model of a kernel) nothing waits.
+func TestForkHoldsThreadStart(t *testing.T) {
+	js := `{"tasks": {
+		"make": {"loop": 1, "fork": "sh"},
+		"sh": {"instance": 0, "process": true, "run": 100},
+		"late": {"loop": 1, "delay": 500, "run": 100}}}`
+	exitOf := func(p sim.Params) int64 {
+		_, evs := record(t, js, 2, 10e6, p)
+		for _, e := range evs {
+			if e.Kind == trace.Exit && e.Comm == "late" {
+				return e.TS
+			}
+		}
+		t.Fatal("late never exited")
+		return 0
+	}
+	p := sim.DefaultParams()
+	p.CostFork = 1e6
+	free := exitOf(p)
+	p.CostThreadStart = 56000
+	held := exitOf(p)
+	// make's fork runs from its first step (a switch in) to 1 ms later;
+	// late starts at 0.5 ms, so it waits about 0.5 ms more than the start.
+	if d := held - free; d < 56000+400000 || d > 56000+600000 {
+		t.Errorf("late exits %d ns later with the thread start on, want its 56 µs and the ~0.5 ms left of make's fork", d)
+	}
+}

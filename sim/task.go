@@ -118,6 +118,11 @@ type Task struct {
 	// startSpent: the thread has run its setup (step, threadstart.go);
 	// cachedStack: it was created on a stack its group had cached.
 	startSpent, cachedStack bool
+	// forkLocked: t is in a process fork, holding its group's fork-time
+	// locks until its next step (threadstart.go).
+	forkLocked bool
+	// lockWait: t waits for another thread's fork-time locks.
+	lockWait bool
 	// first anchors the thread's timer grid: the moment it first steps its
 	// program, as host/worker.c's run_thread takes th->first when the
 	// thread runs its body. A thread woken behind a busy task starts when
@@ -202,11 +207,17 @@ func (e *Engine) complete(t *Task) {
 
 // step executes the program's next event.
 func (e *Engine) step(t *Task) {
+	if t.forkLocked {
+		e.unlockAfterFork(t) // threadstart.go
+	}
 	if !t.stepped {
 		// The runner's per-thread setup comes before the clock read that
 		// anchors the thread's timers (threadstart.go); a SIGEV_THREAD
 		// callback marks its start before it (sigev_callback's first act).
 		if d := e.threadStart(t); d > 0 && !t.startSpent {
+			if e.waitForForkLock(t) {
+				return
+			}
 			t.startSpent = true
 			if t.resumeMark.set {
 				e.emitMark(t, markCallback, t.resumeMark, 0)
@@ -269,6 +280,9 @@ func (e *Engine) step(t *Task) {
 		e.blockEvent(t, ev)
 	case workload.Fork:
 		t.work, t.action, t.forkDef = e.p.CostFork, actFork, ev.Fork
+		if e.spec.Tasks[ev.Fork].Process {
+			e.lockForFork(t) // threadstart.go
+		}
 	case workload.Yield:
 		t.work, t.action = e.p.CostYield, actYield
 	case workload.Resume:

@@ -1,5 +1,7 @@
 package sim
 
+import "schedlab/sched"
+
 // A measured run's threads set themselves up before their first event:
 // the host runner's run_thread (host/worker.c) names the thread, opens its
 // task clock and applies its start properties, then reads the clock that
@@ -60,4 +62,74 @@ func (e *Engine) threadStart(t *Task) int64 {
 		return e.p.CostThreadStartCached
 	}
 	return e.p.CostThreadStart
+}
+
+// A process fork holds its process's locks: glibc's fork() takes the
+// malloc arenas' and stdio's locks before the clone and gives them back
+// only when the parent returns from it, which, if the new process runs
+// first (its exec, milliseconds), is when the parent next gets the CPU.
+// A thread of the same process that starts meanwhile waits at its
+// setup's first allocation (run_thread's calloc) until then. On the
+// guest, make's forks of sh hold the SIGEV_THREAD helper's start so
+// (docs/vm.md). Kept only with the thread start on: a model of a kernel
+// has no C library.
+
+// forkLock is a thread group's fork-time locks: the thread holding them
+// and the threads waiting.
+type forkLock struct {
+	holder  *Task
+	waiters []*Task
+}
+
+// lockForFork notes that t starts a fork of a process.
+func (e *Engine) lockForFork(t *Task) {
+	if !e.threadStartOn() {
+		return
+	}
+	if e.forkLocks == nil {
+		e.forkLocks = map[int32]*forkLock{}
+	}
+	l := e.forkLocks[int32(t.st.TGID)]
+	if l == nil {
+		l = &forkLock{}
+		e.forkLocks[int32(t.st.TGID)] = l
+	}
+	l.holder = t
+	t.forkLocked = true
+}
+
+// unlockAfterFork is t's return from its fork: the locks go back and
+// the threads that waited for them are woken.
+func (e *Engine) unlockAfterFork(t *Task) {
+	t.forkLocked = false
+	l := e.forkLocks[int32(t.st.TGID)]
+	if l == nil || l.holder != t {
+		return
+	}
+	l.holder = nil
+	for i, w := range l.waiters {
+		l.waiters[i] = nil
+		w.pins--
+		if w.state == stSleeping && w.lockWait {
+			w.lockWait = false
+			e.wakeUp(w, sched.WakeTask, t)
+		}
+	}
+	l.waiters = l.waiters[:0]
+}
+
+// waitForForkLock blocks t if another thread of its group holds the
+// fork-time locks, and reports whether it did.
+func (e *Engine) waitForForkLock(t *Task) bool {
+	l := e.forkLocks[int32(t.st.TGID)]
+	if l == nil || l.holder == nil || l.holder == t {
+		return false
+	}
+	// Pinned while it waits, so that an exit meanwhile (a kill) does not
+	// recycle it under the list.
+	l.waiters = append(l.waiters, t)
+	t.pins++
+	t.lockWait = true
+	e.block(t)
+	return true
 }
