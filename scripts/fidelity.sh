@@ -8,8 +8,9 @@
 #   REPORT_ONLY=1 scripts/fidelity.sh   re-simulate DIR's kernel runs with
 #                                 this tree's model and rewrite FIDELITY.md
 #                                 (seconds: no VM boots)
-#   KERNEL_THREADS=1 ...          simulate the guest's kernel threads too
-#                                 (fidelity --kernel-threads)
+#   KERNEL_THREADS=0 ...          leave the guest's kernel threads and the
+#                                 launcher's heartbeat out of the simulation
+#                                 (fidelity --kernel-threads=false)
 #
 # Measuring everything takes hours of wall time on a 2-core machine (a
 # case is one boot and 3 runs under TCG); the kernel runs do not depend on
@@ -30,7 +31,7 @@ else
 fi
 body=$(mktemp -t schedlab-fidelity-body.XXXXXX)
 kt=
-if [ -n "${KERNEL_THREADS:-}" ]; then kt=--kernel-threads; fi
+if [ "${KERNEL_THREADS:-1}" = 0 ]; then kt=--kernel-threads=false; fi
 "$bin" fidelity $only $kt --dir "$dir" --kernels "$kernels" --runs 3 --duration 4s --markdown "$body"
 {
 	sed -n '1,/^<!-- generated below -->$/p' FIDELITY.md

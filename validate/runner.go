@@ -53,7 +53,7 @@ import (
 // The kernel's own threads (rcu_preempt, kworkers, kcompactd, ksoftirqd)
 // took 0.008–0.085 % of the CPU mid-run, in runs of 4–7 µs at ticks, and
 // delayed none of the 1982 workload wakeups mid-run: they are modelled
-// below (VMKernelThreads) but only simulated with GuestKernelThreads.
+// below (VMKernelThreads) and simulated with GuestKernelThreads (on).
 //
 // The launcher's stop is modelled too (WithRunnerStop, below): the
 // analysis of a recording takes every event up to the kill, and the
@@ -386,7 +386,7 @@ const (
 // task's 10 ms). Simulated, the same: 7 of 20 seeds give that case a timer
 // maximum of 6–8 ms, the rest 4 ms, so with FIDELITY.md's 3 seeds it is
 // the seeds' luck, as it is the boot's on the kernel. It is simulated with
-// the guest's kernel threads (VMKernelThreads, GuestKernelThreads), off
+// the guest's kernel threads (VMKernelThreads, GuestKernelThreads), on
 // by default. The measurement should rather lose it: a heartbeat that
 // waits while a run is measured would leave the runs without it.
 const (
@@ -399,21 +399,19 @@ const (
 var VMHeartbeat = sim.PeriodicThread{Comm: "init", Run: VMHeartbeatRun, Period: VMHeartbeatEach, HRTimer: true}
 
 // GuestKernelThreads makes the simulation of a VM run add the guest's
-// kernel threads and the launcher's heartbeat (VMKernelThreads). It is
-// off: judged against every kept kernel run (FIDELITY.md's 74 cases,
-// 2026-12-01) the kernel threads alone agreed with no more figures than
-// without them (598 of 696 against 600, more than 2× off 85 against 81,
-// toggles 10 of 18 against 12): what they move is a few tick-rounded
-// tails (make -j10's, fork-under-hogs' p99) either way, and the misses
-// they were meant to explain have other causes (docs/vm.md). With the
-// heartbeat too: 609 of 696 against 605, more than 2× off 84 against 80,
-// toggles 14 of 18 against 13 on the model before the threads' start costs
-// (cost_thread_start_ns), and 597 against 592, 88 against 90, toggles 12
-// against 13 after them; what moves either way is medians of
-// two-population samples and maxima of 3 runs (the toggle that comes and
-// goes is 5.10's min_granularity make -j10 wakeup maximum), so the
-// default stays. `schedlab fidelity --kernel-threads` turns it on.
-var GuestKernelThreads = false
+// kernel threads and the launcher's heartbeat (VMKernelThreads). It is on:
+// they are what else runs in the guest, each measured from traces. It was
+// off while they agreed with no more of the kept kernel runs than the
+// model without them (598 of 696 figures against 600 before the threads'
+// start costs, 597 against 592 after them). With the launcher's stop, the
+// runs' own tick phases, the callbacks numbered from the kernel's signals
+// and the fork-time locks, they do (2026-12-01, FIDELITY.md's 74 cases):
+// 620 of 696 against 614, more than 2× off 61 against 63, toggles 17 of
+// 19 either way. What they move is still mostly tick-rounded tails and
+// medians of two-population samples, either way. `schedlab fidelity
+// --kernel-threads=false` (KERNEL_THREADS=0 scripts/fidelity.sh) leaves
+// them out.
+var GuestKernelThreads = true
 
 // VMKernelThreads is the guest's kernel threads for a kernel whose grace
 // period on one CPU takes gpTicks ticks.

@@ -194,8 +194,8 @@ func TestGuestKernelThreadsLeftOutOfShares(t *testing.T) {
 		}
 		return &res
 	}
+	defer func(was bool) { GuestKernelThreads = was }(GuestKernelThreads)
 	GuestKernelThreads = true
-	defer func() { GuestKernelThreads = false }()
 	a, c := load(), load()
 	if err := Resimulate(a); err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ and whether each toggle moves the simulation the way it moves the kernel.`,
 	f.StringVar(&dir, "dir", "fidelity-results", "keep each case's kernel runs in `DIR`")
 	f.BoolVar(&again, "again", false, "measure cases again even when DIR has them")
 	f.BoolVar(&reportOnly, "report-only", false, "measure nothing: judge the simulation against the kernel runs in DIR")
-	f.BoolVar(&kthreads, "kernel-threads", false, "simulate the guest's kernel threads and the launcher's heartbeat too (rcu_preempt, kcompactd, kworkers, init: validate.VMKernelThreads)")
+	f.BoolVar(&kthreads, "kernel-threads", true, "simulate the guest's kernel threads and the launcher's heartbeat too (rcu_preempt, kcompactd, kworkers, init: validate.VMKernelThreads); =false leaves them out")
 	f.StringVar(&mdPath, "markdown", "", "write the report (FIDELITY.md's body) to `FILE`")
 	return cmd
 }
