@@ -60,7 +60,7 @@ func TestCPUMasksMatchScans(t *testing.T) {
 					if rng.IntN(2) == 0 {
 						parent = e.alive.list[rng.IntN(len(e.alive.list))]
 					}
-					if got, want := e.selectForkCPU(tk, parent), scanForkCPU(e, tk, parent); got != want {
+					if got, want := e.selectForkCPU(tk, parent), e.scanForkCPU(tk, parent); got != want {
 						t.Fatalf("at %d ns: fork placement of %s (parent %v): %d, a scan finds %d", e.now, tk.st.Comm, parent != nil, got, want)
 					}
 					target := rng.IntN(c.ncpu)
@@ -84,19 +84,6 @@ func TestCPUMasksMatchScans(t *testing.T) {
 }
 
 // The scans the masks replaced, as smp.go had them.
-
-func scanForkCPU(e *Engine, t *Task, parent *Task) int {
-	best := -1
-	for i, c := range e.cpus {
-		if !t.allowedOn(i) {
-			continue
-		}
-		if best < 0 || c.nr < e.cpus[best].nr || (c.nr == e.cpus[best].nr && parent != nil && i == parent.st.CPU) {
-			best = i
-		}
-	}
-	return best
-}
 
 func scanIdleSibling(e *Engine, t *Task, target int) int {
 	if e.cpus[target].curr == nil && e.cpus[target].nr == 0 {

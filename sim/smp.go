@@ -150,6 +150,13 @@ func (e *Engine) selectForkCPU(t *Task, parent *Task) int {
 			}
 		}
 	}
+	return e.scanForkCPU(t, parent)
+}
+
+// scanForkCPU is selectForkCPU by a scan of every CPU: the answer when the
+// fewest-task CPUs allow none of t's, and the reference the masks are
+// tested against.
+func (e *Engine) scanForkCPU(t *Task, parent *Task) int {
 	best := -1
 	for i, c := range e.cpus {
 		if !t.allowedOn(i) {
