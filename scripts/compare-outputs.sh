@@ -10,12 +10,18 @@
 # DURATION of each run defaults to 2s. Exits 1 and lists the files that
 # differ when any does. Needs jq. With KEEP=DIR the two sets of outputs
 # are left in DIR/out-base and DIR/out-new, for a closer look
-# (scripts/compare-percentiles.py reads them).
+# (scripts/compare-percentiles.py reads them). ALL_POLICIES=1 adds the
+# policies that share another's code (cfs-5.10 and cfs-6.1 run 2.6.36's
+# CFS with their own pick, eevdf-7.2 runs 6.18's EEVDF): about half as
+# long again, for changes to the classes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD}
 dur=${2:-2s}
 policies="cfs-2.6.24 cfs-2.6.35 cfs-2.6.36 eevdf-6.6 eevdf-6.12 eevdf-6.18"
+if [ -n "${ALL_POLICIES:-}" ]; then
+  policies="$policies cfs-5.10 cfs-6.1 eevdf-7.2"
+fi
 tmp=$(mktemp -d -t schedlab-compare.XXXXXX)
 trap 'git worktree remove --force "$tmp/base-src" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 
