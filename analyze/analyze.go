@@ -266,61 +266,186 @@ func (a *Analyzer) timerSample(d int64) {
 	}
 }
 
-// Event implements trace.Sink.
+var _ trace.FastSink = (*Analyzer)(nil)
+
+// Event implements trace.Sink: the kinds trace.FastSink takes go to its
+// methods (dropping Prio and TGID, which the analysis does not read), the
+// rest to other.
 func (a *Analyzer) Event(e *trace.Event) {
-	if e.Kind == trace.Begin {
+	switch e.Kind {
+	case trace.Switch:
+		a.Switch(e.TS, e.CPU, e.PID, e.Comm, e.Prio, e.PrevState, e.NextPID, e.NextComm, e.NextPrio)
+	case trace.Waking, trace.Wakeup, trace.WakeupNew:
+		a.Wake(e.Kind, e.TS, e.CPU, e.PID, e.Comm, e.Prio, e.TargetCPU)
+	case trace.Fork:
+		a.Fork(e.TS, e.CPU, e.PID, e.TGID, e.Comm, e.ChildPID, e.ChildTGID, e.ChildComm)
+	case trace.Mark:
+		a.Mark(e.TS, e.CPU, e.PID, e.Comm, e.Mark, e.Timer, e.Seq, e.Expected)
+	case trace.Begin:
 		// Not an event of the recording: it says how many CPUs it has,
 		// including those that never show an event.
 		a.ncpu = max(a.ncpu, int(e.CPUs))
-		return
+	default:
+		a.other(e)
 	}
+}
+
+// step counts an event of the recording at ts and adds the capacity
+// wasted since the previous one.
+func (a *Analyzer) step(ts int64) {
 	a.events++
 	if !a.started {
-		a.started, a.lastTS = true, e.TS
-	} else if dt := e.TS - a.lastTS; dt > 0 {
+		a.started, a.lastTS = true, ts
+	} else if dt := ts - a.lastTS; dt > 0 {
 		a.wasted += dt * int64(min(a.idleCPUs(), a.waiting))
-		a.lastTS = e.TS
+		a.lastTS = ts
 	}
-	if e.Kind <= trace.Migrate && e.CPU >= 0 && e.CPU < 1<<16 {
-		if int(e.CPU) >= len(a.cpus) {
-			a.cpus = append(a.cpus, make([]cpuSeen, int(e.CPU)+1-len(a.cpus))...)
-		}
-		c := &a.cpus[e.CPU]
-		if e.Kind == trace.Switch {
-			if (c.cur != 0) != (e.NextPID != 0) {
-				if e.NextPID != 0 {
-					a.busy++
-				} else {
-					a.busy--
-				}
+}
+
+// cpu returns what the events said of CPU n so far, nil for a number no
+// machine has (a damaged trace's).
+func (a *Analyzer) cpu(n int32) *cpuSeen {
+	if uint(n) < uint(len(a.cpus)) { // the common case alone, so it inlines
+		return &a.cpus[n]
+	}
+	return a.newCPU(n)
+}
+
+// newCPU is cpu of a CPU not seen before.
+func (a *Analyzer) newCPU(n int32) *cpuSeen {
+	if n < 0 || n >= 1<<16 {
+		return nil
+	}
+	a.cpus = append(a.cpus, make([]cpuSeen, int(n)+1-len(a.cpus))...)
+	return &a.cpus[n]
+}
+
+// beforeFirstSwitch counts a scheduler event other than a switch on cpu
+// if that CPU has shown no switch yet.
+func (a *Analyzer) beforeFirstSwitch(cpu int32) {
+	if c := a.cpu(cpu); c != nil && !c.switched {
+		a.beforeSwitch++
+	}
+}
+
+// Switch implements trace.FastSink: pid leaves cpu in state, nextPID
+// takes it.
+func (a *Analyzer) Switch(ts int64, cpu, pid int32, comm string, _ int32, state trace.TaskState, nextPID int32, nextComm string, _ int32) {
+	a.step(ts)
+	if c := a.cpu(cpu); c != nil {
+		if (c.cur != 0) != (nextPID != 0) {
+			if nextPID != 0 {
+				a.busy++
+			} else {
+				a.busy--
 			}
-			c.cur, c.switched = e.NextPID, true
-		} else if !c.switched {
-			a.beforeSwitch++
 		}
+		c.cur, c.switched = nextPID, true
+	}
+	var prev, next *task
+	dead := false
+	if pid != 0 {
+		prev = a.task(pid, comm, true)
+	}
+	if nextPID != 0 {
+		next = a.task(nextPID, nextComm, true)
+	}
+	if t := prev; t != nil {
+		if !t.onCPU {
+			if t.switched {
+				a.missedIn++
+			} else {
+				a.unknownStart++
+			}
+		}
+		t.switched = true
+		// A task first seen leaving a CPU ran from an unknown time: no runtime.
+		if t.onCPU {
+			t.runtime += ts - t.inTS
+			t.onCPU = false
+		}
+		// Whatever was pending belonged to a state the task has left (a
+		// wakeup we saw before learning it was running, say).
+		a.setState(t, idle)
+		switch state {
+		case trace.Running:
+			a.setState(t, preempted)
+			t.readyTS = ts
+		case trace.Dead:
+			dead = true
+		}
+	}
+	if t := next; t != nil {
+		t.switched = true
+		t.switches++
+		if t.state != idle {
+			d := ts - t.readyTS
+			if t.state == woken {
+				a.wakeupSample(d)
+			}
+			t.delays++
+			t.delaySum += d
+			if t.delays == 1 || d > t.maxDelay {
+				t.maxDelay, t.maxStart, t.maxEnd = d, t.readyTS, ts
+			}
+			a.setState(t, idle)
+		}
+		// A switch-in while we think the task is on a CPU means its
+		// switch-out was lost; the slice's end is unknown, so it is dropped.
+		t.onCPU, t.inTS, t.cpu = true, ts, cpu
+	}
+	if dead {
+		// Events naming the PID from here on are a new task's.
+		a.end(prev)
+	}
+}
+
+// Wake implements trace.FastSink: a Waking, Wakeup or WakeupNew of pid.
+func (a *Analyzer) Wake(_ trace.Kind, ts int64, cpu, pid int32, comm string, _, _ int32) {
+	a.step(ts)
+	a.beforeFirstSwitch(cpu)
+	if pid == 0 {
+		return
+	}
+	t := a.task(pid, comm, false)
+	// Only the first wakeup event starts the interval, which makes a
+	// sched_wakeup after its sched_waking a no-op and lets a lone
+	// sched_wakeup (old kernels) start it.
+	if !t.onCPU && t.state == idle {
+		a.setState(t, woken)
+		t.readyTS = ts
+	}
+}
+
+// Fork implements trace.FastSink: pid created child.
+func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32, childComm string) {
+	a.step(ts)
+	a.beforeFirstSwitch(cpu)
+	if pid != 0 {
+		a.task(pid, comm, false)
+	}
+	if child != 0 {
+		a.newTask(child, childComm)
+	}
+}
+
+// Mark implements trace.FastSink: pid wrote mark m about expiry seq of
+// timer.
+func (a *Analyzer) Mark(ts int64, _, pid int32, comm string, m trace.MarkKind, timer int32, seq, expected int64) {
+	a.step(ts)
+	a.mark(ts, m, timer, seq, expected)
+	if pid != 0 {
+		a.task(pid, comm, true)
+	}
+}
+
+// other is Event of the kinds FastSink does not take.
+func (a *Analyzer) other(e *trace.Event) {
+	a.step(e.TS)
+	if e.Kind <= trace.Migrate { // Exit, Migrate (and a Kind 0 nobody should send)
+		a.beforeFirstSwitch(e.CPU)
 	}
 	switch e.Kind {
-	case trace.Waking, trace.Wakeup, trace.WakeupNew:
-		if e.PID == 0 {
-			return
-		}
-		t := a.task(e.PID, e.Comm, false)
-		// Only the first wakeup event starts the interval, which makes a
-		// sched_wakeup after its sched_waking a no-op and lets a lone
-		// sched_wakeup (old kernels) start it.
-		if !t.onCPU && t.state == idle {
-			a.setState(t, woken)
-			t.readyTS = e.TS
-		}
-	case trace.Switch:
-		a.switchEvent(e)
-	case trace.Fork:
-		if e.PID != 0 {
-			a.task(e.PID, e.Comm, false)
-		}
-		if e.ChildPID != 0 {
-			a.newTask(e.ChildPID, e.ChildComm)
-		}
 	case trace.Exit:
 		if e.PID != 0 {
 			t := a.task(e.PID, e.Comm, false)
@@ -328,11 +453,6 @@ func (a *Analyzer) Event(e *trace.Event) {
 			a.setState(t, idle)
 		}
 	case trace.Migrate:
-		if e.PID != 0 {
-			a.task(e.PID, e.Comm, true)
-		}
-	case trace.Mark:
-		a.mark(e)
 		if e.PID != 0 {
 			a.task(e.PID, e.Comm, true)
 		}
@@ -468,73 +588,14 @@ func (t *task) row(end int64) TaskRow {
 	return r
 }
 
-func (a *Analyzer) switchEvent(e *trace.Event) {
-	var prev, next *task
-	dead := false
-	if e.PID != 0 {
-		prev = a.task(e.PID, e.Comm, true)
-	}
-	if e.NextPID != 0 {
-		next = a.task(e.NextPID, e.NextComm, true)
-	}
-	if t := prev; t != nil {
-		if !t.onCPU {
-			if t.switched {
-				a.missedIn++
-			} else {
-				a.unknownStart++
-			}
-		}
-		t.switched = true
-		// A task first seen leaving a CPU ran from an unknown time: no runtime.
-		if t.onCPU {
-			t.runtime += e.TS - t.inTS
-			t.onCPU = false
-		}
-		// Whatever was pending belonged to a state the task has left (a
-		// wakeup we saw before learning it was running, say).
-		a.setState(t, idle)
-		switch e.PrevState {
-		case trace.Running:
-			a.setState(t, preempted)
-			t.readyTS = e.TS
-		case trace.Dead:
-			dead = true
-		}
-	}
-	if t := next; t != nil {
-		t.switched = true
-		t.switches++
-		if t.state != idle {
-			d := e.TS - t.readyTS
-			if t.state == woken {
-				a.wakeupSample(d)
-			}
-			t.delays++
-			t.delaySum += d
-			if t.delays == 1 || d > t.maxDelay {
-				t.maxDelay, t.maxStart, t.maxEnd = d, t.readyTS, e.TS
-			}
-			a.setState(t, idle)
-		}
-		// A switch-in while we think the task is on a CPU means its
-		// switch-out was lost; the slice's end is unknown, so it is dropped.
-		t.onCPU, t.inTS, t.cpu = true, e.TS, e.CPU
-	}
-	if dead {
-		// Events naming the PID from here on are a new task's.
-		a.end(prev)
-	}
-}
-
-func (a *Analyzer) mark(e *trace.Event) {
-	switch e.Mark {
+func (a *Analyzer) mark(ts int64, m trace.MarkKind, timer int32, seq, expected int64) {
+	switch m {
 	case trace.TimerExpiry:
-		a.expiry.put(e.Timer, e.Seq, e.Expected)
+		a.expiry.put(timer, seq, expected)
 	case trace.CallbackStart:
-		exp, ok := a.expiry.take(e.Timer, e.Seq)
-		if !ok && e.Expected != 0 { // a self-contained sample (the host runner's)
-			a.timerSample(e.TS - e.Expected)
+		exp, ok := a.expiry.take(timer, seq)
+		if !ok && expected != 0 { // a self-contained sample (the host runner's)
+			a.timerSample(ts - expected)
 			return
 		}
 		if !ok {
@@ -543,7 +604,7 @@ func (a *Analyzer) mark(e *trace.Event) {
 		}
 		// One sample per expiry: take removed it, which also keeps the
 		// table as small as the number of expiries in flight.
-		a.timerSample(e.TS - exp)
+		a.timerSample(ts - exp)
 	case trace.TimerMissed:
 		a.missed++
 	}

@@ -9,13 +9,9 @@ const (
 	markMissed   = trace.TimerMissed
 )
 
-// emit hands e.ev to the sink. Events are built in e.ev so that passing a
+// emit hands e.ev to the sink, for the events the FastSink methods do not
+// take (Begin, Exit, Migrate). Events are built in e.ev so that passing a
 // pointer to an interface does not allocate.
-//
-// The hot writers below zero e.ev in place and then set its fields: a
-// composite literal assigned to e.ev was built in a temporary from a
-// template and then copied, the whole event twice (and, while the collector
-// runs, through its bulk write barrier).
 func (e *Engine) emit() {
 	e.traced++
 	if e.sink != nil {
@@ -23,51 +19,49 @@ func (e *Engine) emit() {
 	}
 }
 
-// untraced counts an event that no sink will read and says so, so that a
-// writer need not build it: a run without a sink (the engine's benchmarks)
-// built 1.2 trace events per event it dispatched, about 5 % of its
-// instructions.
+// untraced counts an event and says whether no sink will read it, so that
+// a writer need not gather its fields: a run without a sink (the engine's
+// benchmarks) built 1.2 trace events per event it dispatched, about 5 % of
+// its instructions. Otherwise the writer hands the fields to e.fast, the
+// sink's FastSink (trace.AsFast): the analyzer takes them as arguments,
+// any other sink gets an Event built from them.
 func (e *Engine) untraced() bool {
-	if e.sink != nil {
-		return false
-	}
 	e.traced++
-	return true
+	return e.fast == nil
+}
+
+// thread is what a tracepoint says of t: the idle task's for nil.
+func thread(t *Task) (pid int32, comm string, prio int32) {
+	if t == nil {
+		return 0, "swapper", 120
+	}
+	return int32(t.st.PID), t.st.Comm, int32(t.st.Prio())
 }
 
 func (e *Engine) emitSwitch(c *CPU, prev, next *Task) {
 	if e.untraced() {
 		return
 	}
-	ev := &e.ev
-	*ev = trace.Event{}
-	ev.TS, ev.CPU, ev.Kind, ev.Comm, ev.Prio, ev.NextComm, ev.NextPrio = e.now, int32(c.id), trace.Switch, "swapper", 120, "swapper", 120
+	pid, comm, prio := thread(prev)
+	state := trace.Running
 	if prev != nil {
-		e.ev.PID, e.ev.Comm, e.ev.Prio = int32(prev.st.PID), prev.st.Comm, int32(prev.st.Prio())
 		switch prev.state {
 		case stRunnable:
-			e.ev.PrevState = trace.Running
 		case stDead:
-			e.ev.PrevState = trace.Dead
+			state = trace.Dead
 		default:
-			e.ev.PrevState = trace.Sleeping
+			state = trace.Sleeping
 		}
 	}
-	if next != nil {
-		e.ev.NextPID, e.ev.NextComm, e.ev.NextPrio = int32(next.st.PID), next.st.Comm, int32(next.st.Prio())
-	}
-	e.emit()
+	npid, ncomm, nprio := thread(next)
+	e.fast.Switch(e.now, int32(c.id), pid, comm, prio, state, npid, ncomm, nprio)
 }
 
 func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
 	if e.untraced() {
 		return
 	}
-	ev := &e.ev
-	*ev = trace.Event{}
-	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm = e.now, int32(c.id), k, int32(t.st.PID), t.st.Comm
-	ev.Prio, ev.TargetCPU = int32(t.st.Prio()), int32(t.st.CPU)
-	e.emit()
+	e.fast.Wake(k, e.now, int32(c.id), int32(t.st.PID), t.st.Comm, int32(t.st.Prio()), int32(t.st.CPU))
 }
 
 // emitFork writes sched_process_fork; a nil parent is rt-app's main thread.
@@ -75,12 +69,11 @@ func (e *Engine) emitFork(c *CPU, parent, child *Task) {
 	if e.untraced() {
 		return
 	}
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Fork, PID: pidBase, Comm: "rt-app", TGID: pidBase,
-		ChildPID: int32(child.st.PID), ChildComm: child.st.Comm, ChildTGID: int32(child.st.TGID)}
+	pid, tgid, comm := int32(pidBase), int32(pidBase), "rt-app"
 	if parent != nil {
-		e.ev.PID, e.ev.Comm, e.ev.TGID = int32(parent.st.PID), parent.st.Comm, int32(parent.st.TGID)
+		pid, tgid, comm = int32(parent.st.PID), int32(parent.st.TGID), parent.st.Comm
 	}
-	e.emit()
+	e.fast.Fork(e.now, int32(c.id), pid, tgid, comm, int32(child.st.PID), int32(child.st.TGID), child.st.Comm)
 }
 
 // emitMark writes an application mark about t's timer (nil: the
@@ -92,18 +85,17 @@ func (e *Engine) emitMark(t *Task, k trace.MarkKind, m mark, expected int64) {
 	if e.untraced() {
 		return
 	}
-	ev := &e.ev
-	*ev = trace.Event{}
-	ev.TS, ev.Kind, ev.Mark, ev.Timer, ev.Seq, ev.Expected = e.now, trace.Mark, k, m.timer, m.seq, expected
+	var cpu, pid int32
+	var comm string
 	switch {
 	case t == nil:
 	case k == markCallback:
-		e.ev.CPU, e.ev.PID, e.ev.Comm = int32(t.st.CPU), int32(t.st.PID), t.st.Comm
+		cpu, pid, comm = int32(t.st.CPU), int32(t.st.PID), t.st.Comm
 	default:
-		e.ev.CPU, e.ev.Comm = int32(t.st.CPU), "swapper"
+		cpu, comm = int32(t.st.CPU), "swapper"
 		if cur := e.cpus[t.st.CPU].curr; cur != nil {
-			e.ev.PID, e.ev.Comm = int32(cur.st.PID), cur.st.Comm
+			pid, comm = int32(cur.st.PID), cur.st.Comm
 		}
 	}
-	e.emit()
+	e.fast.Mark(e.now, cpu, pid, comm, k, m.timer, m.seq, expected)
 }

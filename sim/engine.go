@@ -55,6 +55,7 @@ type Engine struct {
 	stack  *sched.Stack
 	classT timer
 	sink   trace.Sink
+	fast   trace.FastSink // the sink's (trace.AsFast), nil without one: emit.go
 	rng    *rand.Rand
 	jitter *rand.Rand // the balancer's timing jitter (smp.go), apart from the workload's draws
 	// noiseRNG draws the noise model's delays (noise.go).
@@ -171,6 +172,7 @@ func New(cfg Config) (*Engine, error) {
 		spec:     cfg.Spec,
 		class:    class,
 		sink:     cfg.Sink,
+		fast:     trace.AsFast(cfg.Sink),
 		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		jitter:   rand.New(rand.NewPCG(cfg.Seed^0x6a09e667f3bcc909, cfg.Seed)),
 		noiseRNG: newNoiseRNG(cfg.Seed),
