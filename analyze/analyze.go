@@ -225,6 +225,12 @@ type Analyzer struct {
 type cpuSeen struct {
 	cur      int32 // the task on it (0: idle), from switches
 	switched bool  // a Switch has been seen there
+	// task is cur's record as the switch found it, so that the events
+	// of the task running there (its switch away, the marks it writes,
+	// the forks it makes) need no PID lookup. It is cur's current
+	// generation while its pid is cur: end zeroes a record it frees,
+	// and a record that is reused holds its PID's new generation.
+	task *task
 }
 
 // setState changes a task's readiness, keeping count of the waiting tasks.
@@ -320,6 +326,27 @@ func (a *Analyzer) newCPU(n int32) *cpuSeen {
 	return &a.cpus[n]
 }
 
+// running returns the record of the task the last switch on c put
+// there if that is pid's (as task would find it), else nil: the events
+// of the task running on a CPU (its switch away, the marks it writes)
+// need no PID lookup.
+func (c *cpuSeen) running(pid int32) *task {
+	if t := c.task; t != nil && t.pid == pid {
+		return t
+	}
+	return nil
+}
+
+// runningOr is t (from running) with comm, or, if t is nil, pid's task
+// as task(pid, comm, true) finds it.
+func (a *Analyzer) runningOr(t *task, pid int32, comm string) *task {
+	if t == nil {
+		return a.task(pid, comm, true)
+	}
+	t.rename(comm)
+	return t
+}
+
 // beforeFirstSwitch counts a scheduler event other than a switch on cpu
 // if that CPU has shown no switch yet.
 func (a *Analyzer) beforeFirstSwitch(cpu int32) {
@@ -332,7 +359,19 @@ func (a *Analyzer) beforeFirstSwitch(cpu int32) {
 // takes it.
 func (a *Analyzer) Switch(ts int64, cpu, pid int32, comm string, _ int32, state trace.TaskState, nextPID int32, nextComm string, _ int32) {
 	a.step(ts)
-	if c := a.cpu(cpu); c != nil {
+	c := a.cpu(cpu)
+	var prev, next *task
+	dead := false
+	if pid != 0 {
+		if c != nil {
+			prev = c.running(pid)
+		}
+		prev = a.runningOr(prev, pid, comm)
+	}
+	if nextPID != 0 {
+		next = a.task(nextPID, nextComm, true)
+	}
+	if c != nil {
 		if (c.cur != 0) != (nextPID != 0) {
 			if nextPID != 0 {
 				a.busy++
@@ -340,15 +379,7 @@ func (a *Analyzer) Switch(ts int64, cpu, pid int32, comm string, _ int32, state 
 				a.busy--
 			}
 		}
-		c.cur, c.switched = nextPID, true
-	}
-	var prev, next *task
-	dead := false
-	if pid != 0 {
-		prev = a.task(pid, comm, true)
-	}
-	if nextPID != 0 {
-		next = a.task(nextPID, nextComm, true)
+		c.cur, c.switched, c.task = nextPID, true, next
 	}
 	if t := prev; t != nil {
 		if !t.onCPU {
@@ -420,7 +451,10 @@ func (a *Analyzer) Wake(_ trace.Kind, ts int64, cpu, pid int32, comm string, _, 
 // Fork implements trace.FastSink: pid created child.
 func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32, childComm string) {
 	a.step(ts)
-	a.beforeFirstSwitch(cpu)
+	c := a.cpu(cpu)
+	if c != nil && !c.switched {
+		a.beforeSwitch++
+	}
 	if pid != 0 {
 		a.task(pid, comm, false)
 	}
@@ -431,11 +465,17 @@ func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32
 
 // Mark implements trace.FastSink: pid wrote mark m about expiry seq of
 // timer.
-func (a *Analyzer) Mark(ts int64, _, pid int32, comm string, m trace.MarkKind, timer int32, seq, expected int64) {
+func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind, timer int32, seq, expected int64) {
 	a.step(ts)
 	a.mark(ts, m, timer, seq, expected)
 	if pid != 0 {
-		a.task(pid, comm, true)
+		// A mark is no scheduler event: a CPU it names that none has
+		// named is not added (which would change the idle capacity).
+		var t *task
+		if uint(cpu) < uint(len(a.cpus)) {
+			t = a.cpus[cpu].running(pid)
+		}
+		a.runningOr(t, pid, comm)
 	}
 }
 
@@ -492,6 +532,9 @@ func (a *Analyzer) restart(ts int64) {
 	n.beforeSwitch, n.pidReuse, n.unknownStart, n.missedIn = a.beforeSwitch, a.pidReuse, a.unknownStart, a.missedIn
 	n.ncpu = a.ncpu
 	n.cpus, n.busy = a.cpus, a.busy // what runs where is still the best guess
+	for i := range n.cpus {
+		n.cpus[i].task = nil // a's records
+	}
 	n.started, n.lastTS = true, ts
 	*a = *n
 }
@@ -507,10 +550,15 @@ func (a *Analyzer) task(pid int32, comm string, dying bool) *task {
 	if !dying && t.exited {
 		return a.newTask(pid, comm)
 	}
+	t.rename(comm)
+	return t
+}
+
+// rename gives t the comm an event named it by, if any.
+func (t *task) rename(comm string) {
 	if comm != "" {
 		t.comm = comm
 	}
-	return t
 }
 
 func (a *Analyzer) newTask(pid int32, comm string) *task {

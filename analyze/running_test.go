@@ -1,0 +1,57 @@
+package analyze
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"schedlab/trace"
+)
+
+// TestRunningRecord checks what lets a switch's prev and a mark's writer
+// skip the PID table (cpuSeen.task): on random streams over a few PIDs
+// (reused, exiting, leaving dead, forked anew, with lost events and
+// restarts), every record a CPU keeps that still holds a PID is the one
+// the table gives for that PID. A record freed without its PID cleared,
+// or one kept across a restart, fails it.
+func TestRunningRecord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	states := []trace.TaskState{trace.Running, trace.Sleeping, trace.Dead}
+	for round := range 200 {
+		a := NewWith(Options{PerTask: true})
+		var ts int64
+		for range 300 {
+			ts += rng.Int64N(3)
+			pid := rng.Int32N(6)
+			cpu := rng.Int32N(4) - rng.Int32N(2) // a few out of range
+			switch rng.IntN(20) {
+			case 0:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Exit, PID: pid})
+			case 1:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Fork, PID: pid, ChildPID: 1 + rng.Int32N(5), ChildComm: "child"})
+			case 2, 3:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Mark, Mark: trace.CallbackStart, PID: pid, Timer: 1, Seq: 1})
+			case 4:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Lost})
+			case 5:
+				if rng.IntN(10) == 0 {
+					a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.BufferStart})
+				}
+			case 6, 7, 8:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Waking, PID: pid})
+			default:
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Switch, PID: pid, PrevState: states[rng.IntN(3)],
+					NextPID: rng.Int32N(6), NextComm: "next"})
+			}
+			for i, c := range a.cpus {
+				r := c.task
+				if r == nil || r.pid == 0 {
+					continue
+				}
+				j, ok := a.pids.get(r.pid)
+				if !ok || a.tasks[j] != r || !r.used {
+					t.Fatalf("round %d at %d: CPU %d keeps a record of PID %d that is not its current task", round, ts, i, r.pid)
+				}
+			}
+		}
+	}
+}
