@@ -202,6 +202,8 @@ type Analyzer struct {
 	comms map[string]int
 	ended []TaskRow // by comm
 	rows  []TaskRow // per task
+	// lastEnded is the row of ended that end folded into last.
+	lastEnded int
 
 	wakeupHist, timerHist Hist
 	wakeups, timers       []int64 // the samples, if Options.Samples
@@ -592,7 +594,14 @@ func (a *Analyzer) newTask(pid int32, comm string) *task {
 func (a *Analyzer) end(t *task) {
 	if t.switched {
 		r := t.row(0)
-		fold(a.comms, &a.ended, &r)
+		// Tasks of one comm often end one after another (a timer's
+		// SIGEV_THREAD callbacks): the row of the last comm folded is
+		// tried before the map.
+		if j := a.lastEnded; j < len(a.ended) && a.ended[j].Comm == r.Comm {
+			a.ended[j].merge(&r)
+		} else {
+			a.lastEnded = fold(a.comms, &a.ended, &r)
+		}
 		if a.opt.PerTask {
 			a.rows = append(a.rows, r)
 		}
@@ -602,15 +611,17 @@ func (a *Analyzer) end(t *task) {
 	a.free = append(a.free, t.idx)
 }
 
-// fold adds r to its comm's row in rows (at maps comms to indices).
-func fold(at map[string]int, rows *[]TaskRow, r *TaskRow) {
+// fold adds r to its comm's row in rows (at maps comms to indices) and
+// returns the row's index.
+func fold(at map[string]int, rows *[]TaskRow, r *TaskRow) int {
 	j, ok := at[r.Comm]
 	if !ok {
 		at[r.Comm] = len(*rows)
 		*rows = append(*rows, *r)
-		return
+		return len(*rows) - 1
 	}
 	(*rows)[j].merge(r)
+	return j
 }
 
 // row is t's line, with a time slice still open counted up to end (0: none).
