@@ -195,6 +195,7 @@ type Analyzer struct {
 	tasks  []*task
 	free   []int32  // indices of free records in tasks
 	pids   idTable  // PID → index in tasks of its current generation
+	wakee  *task    // the record Wake found last, or newTask made (a hint)
 	seen   pidSet   // PIDs that had a generation
 	expiry expiries // expiries waiting for their callback → Expected
 
@@ -440,7 +441,17 @@ func (a *Analyzer) Wake(_ trace.Kind, ts int64, cpu, pid int32, comm string, _, 
 	if pid == 0 {
 		return
 	}
-	t := a.task(pid, comm, false)
+	// The wakee is most often the last one, or the child just forked
+	// (sched_wakeup after sched_waking, sched_wakeup_new after the
+	// fork): a record that holds pid is its current generation, as for
+	// cpuSeen.task.
+	t := a.wakee
+	if t != nil && t.pid == pid && !t.exited {
+		t.rename(comm)
+	} else {
+		t = a.task(pid, comm, false)
+		a.wakee = t
+	}
 	// Only the first wakeup event starts the interval, which makes a
 	// sched_wakeup after its sched_waking a no-op and lets a lone
 	// sched_wakeup (old kernels) start it.
@@ -586,6 +597,7 @@ func (a *Analyzer) newTask(pid int32, comm string) *task {
 	}
 	*t = task{pid: pid, comm: comm, used: true, idx: t.idx}
 	a.pids.set(pid, int64(t.idx))
+	a.wakee = t // a child's sched_wakeup_new comes next
 	return t
 }
 

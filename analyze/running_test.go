@@ -7,12 +7,12 @@ import (
 	"schedlab/trace"
 )
 
-// TestRunningRecord checks what lets a switch's prev and a mark's writer
-// skip the PID table (cpuSeen.task): on random streams over a few PIDs
-// (reused, exiting, leaving dead, forked anew, with lost events and
-// restarts), every record a CPU keeps that still holds a PID is the one
-// the table gives for that PID. A record freed without its PID cleared,
-// or one kept across a restart, fails it.
+// TestRunningRecord checks what lets a switch's prev, a mark's writer and
+// a wakee skip the PID table (cpuSeen.task, Analyzer.wakee): on random
+// streams over a few PIDs (reused, exiting, leaving dead, forked anew,
+// with lost events and restarts), every record kept that still holds a
+// PID is the one the table gives for that PID. A record freed without its
+// PID cleared, or one kept across a restart, fails it.
 func TestRunningRecord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	states := []trace.TaskState{trace.Running, trace.Sleeping, trace.Dead}
@@ -37,19 +37,22 @@ func TestRunningRecord(t *testing.T) {
 					a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.BufferStart})
 				}
 			case 6, 7, 8:
-				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Waking, PID: pid})
+				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Waking + trace.Kind(rng.IntN(3)), PID: pid})
 			default:
 				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Switch, PID: pid, PrevState: states[rng.IntN(3)],
 					NextPID: rng.Int32N(6), NextComm: "next"})
 			}
-			for i, c := range a.cpus {
-				r := c.task
+			kept := []*task{a.wakee}
+			for _, c := range a.cpus {
+				kept = append(kept, c.task)
+			}
+			for i, r := range kept {
 				if r == nil || r.pid == 0 {
 					continue
 				}
 				j, ok := a.pids.get(r.pid)
 				if !ok || a.tasks[j] != r || !r.used {
-					t.Fatalf("round %d at %d: CPU %d keeps a record of PID %d that is not its current task", round, ts, i, r.pid)
+					t.Fatalf("round %d at %d: record %d kept (0: the wakee, then by CPU) holds PID %d but is not its current task", round, ts, i, r.pid)
 				}
 			}
 		}
