@@ -303,11 +303,11 @@ func (a *Analyzer) Event(e *trace.Event) {
 // wasted since the previous one.
 func (a *Analyzer) step(ts int64) {
 	a.events++
-	if !a.started {
-		a.started, a.lastTS = true, ts
-	} else if dt := ts - a.lastTS; dt > 0 {
+	if dt := ts - a.lastTS; dt > 0 || !a.started {
+		// The first event adds nothing (dt is then from 0, not from an
+		// event): before it, no task waits.
 		a.wasted += dt * int64(min(a.idleCPUs(), a.waiting))
-		a.lastTS = ts
+		a.started, a.lastTS = true, ts
 	}
 }
 

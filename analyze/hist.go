@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"math/bits"
-	"slices"
 )
 
 // Hist accumulates latency samples in constant memory per order of
@@ -19,13 +18,13 @@ import (
 // sample, clamped to [Min, Max], so it is within 2^-11 (0.049 %) of the
 // exact nearest-rank sample: 0.5 µs at 1 ms, 5 µs at 10 ms. Negative
 // samples (a callback stamped before its expiry) are kept in mirrored
-// buckets and obey the same bound.
+// buckets and obey the same bound. The log2 histogram is made from the
+// buckets when it is asked for (log2Buckets), not counted per sample.
 type Hist struct {
 	count    int
 	sum      int64
 	min, max int64
 	pos, neg []int64 // counts by bucket of v and of −v
-	log2     Log2Hist
 }
 
 // subBits is log2 of the sub-buckets per power of two; the relative
@@ -43,15 +42,21 @@ func fineBucket(u uint64) int {
 	return shift<<subBits + int(u>>shift)
 }
 
+// fineLow returns the lowest magnitude in bucket i, and the bucket's
+// width as a shift.
+func fineLow(i int) (lo uint64, shift int) {
+	s := i >> subBits
+	if s <= 1 {
+		return uint64(i), 0
+	}
+	shift = s - 1
+	return uint64(i&(1<<subBits-1)|1<<subBits) << shift, shift
+}
+
 // fineMid returns the midpoint (rounded down) of bucket i: the value a
 // percentile in it reports.
 func fineMid(i int) uint64 {
-	s := i >> subBits
-	if s <= 1 {
-		return uint64(i)
-	}
-	shift := s - 1
-	lo := uint64(i&(1<<subBits-1)|1<<subBits) << shift
+	lo, shift := fineLow(i)
 	return lo + (1<<shift-1)/2
 }
 
@@ -65,7 +70,6 @@ func (h *Hist) Add(v int64) {
 	}
 	h.count++
 	h.sum += v
-	h.log2.Add(v)
 	b := &h.pos
 	u := uint64(v)
 	if v < 0 {
@@ -78,6 +82,34 @@ func (h *Hist) Add(v int64) {
 	(*b)[i]++
 }
 
+// log2Buckets returns the Log2Hist of the samples, as Log2Hist.Add of
+// each would count them. Every bucket here lies within one of its
+// buckets: those are bounded at 1000·2^k ns (k ≥ 1), a number of k+10
+// bits, where a bucket here spans 2^(k-1) ns, which divides it (and below
+// 2048 ns each bucket holds one value). Negative samples are all in its
+// bucket 0.
+func (h *Hist) log2Buckets() Log2Hist {
+	var l Log2Hist
+	add := func(b int, n int64) {
+		if b >= len(l.Buckets) {
+			l.Buckets = append(l.Buckets, make([]int64, b+1-len(l.Buckets))...)
+		}
+		l.Buckets[b] += n
+	}
+	for _, n := range h.neg {
+		if n > 0 {
+			add(0, n)
+		}
+	}
+	for i, n := range h.pos {
+		if n > 0 {
+			lo, _ := fineLow(i)
+			add(bucket(int64(lo)), n)
+		}
+	}
+	return l
+}
+
 // Count returns the number of samples.
 func (h *Hist) Count() int { return h.count }
 
@@ -86,7 +118,7 @@ func (h *Hist) Stats() Stats {
 	if h.count == 0 {
 		return Stats{}
 	}
-	s := Stats{Count: h.count, Sum: h.sum, Min: h.min, Max: h.max, Hist: Log2Hist{slices.Clone(h.log2.Buckets)}}
+	s := Stats{Count: h.count, Sum: h.sum, Min: h.min, Max: h.max, Hist: h.log2Buckets()}
 	// Nearest rank ⌈p·n⌉ in integer arithmetic: a float p·n such as
 	// 0.9·1000 can land just above an integer and ceil to the next rank.
 	perMille := [4]int{500, 900, 990, 999}

@@ -38,7 +38,8 @@ func TestFineBuckets(t *testing.T) {
 
 // Percentiles from the Hist are within RelativeError of the exact
 // nearest-rank ones, on spreads from all-equal to nine decades, with
-// negative samples; count, sum, min and max are exact.
+// negative samples; count, sum, min, max and the log2 histogram (made
+// from the fine buckets) are exact.
 func TestHistAgainstExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 200; trial++ {
@@ -61,6 +62,13 @@ func TestHistAgainstExact(t *testing.T) {
 		if got.Count != n || got.Sum != sum || got.Min != s[0] || got.Max != s[n-1] {
 			t.Fatalf("trial %d: count %d sum %d min %d max %d, want %d %d %d %d", trial, got.Count, got.Sum, got.Min, got.Max, n, sum, s[0], s[n-1])
 		}
+		var log2 Log2Hist
+		for _, v := range samples {
+			log2.Add(v)
+		}
+		if !slices.Equal(got.Hist.Buckets, log2.Buckets) {
+			t.Fatalf("trial %d: log2 buckets %v, want %v", trial, got.Hist.Buckets, log2.Buckets)
+		}
 		for _, p := range []struct {
 			perMille int
 			got      int64
@@ -81,5 +89,28 @@ func TestHistSize(t *testing.T) {
 	}
 	if n := len(h.pos); n > 18<<subBits {
 		t.Errorf("%d buckets for samples below 100 ms", n)
+	}
+}
+
+// The log2 histogram made from the fine buckets puts the samples on
+// either side of each of its bounds (1000·2^k ns) where Log2Hist.Add
+// does, for every bound up to 2^50 ns, and every sample up to 5 µs.
+func TestHistLog2AtBounds(t *testing.T) {
+	var samples []int64
+	for v := int64(-3000); v <= 5000; v++ {
+		samples = append(samples, v)
+	}
+	for k := 1; k <= 40; k++ {
+		b := int64(1000) << k
+		samples = append(samples, b-1, b, b+1, b+b/3)
+	}
+	for _, v := range samples {
+		var h Hist
+		var want Log2Hist
+		h.Add(v)
+		want.Add(v)
+		if got := h.Stats().Hist; !slices.Equal(got.Buckets, want.Buckets) {
+			t.Fatalf("%d ns: log2 buckets %v, want %v", v, got.Buckets, want.Buckets)
+		}
 	}
 }
