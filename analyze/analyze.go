@@ -288,6 +288,8 @@ func (a *Analyzer) Event(e *trace.Event) {
 		a.Wake(e.Kind, e.TS, e.CPU, e.PID, e.Comm, e.Prio, e.TargetCPU)
 	case trace.Fork:
 		a.Fork(e.TS, e.CPU, e.PID, e.TGID, e.Comm, e.ChildPID, e.ChildTGID, e.ChildComm)
+	case trace.Exit:
+		a.Exit(e.TS, e.CPU, e.PID, e.Comm, e.Prio)
 	case trace.Mark:
 		a.Mark(e.TS, e.CPU, e.PID, e.Comm, e.Mark, e.Timer, e.Seq, e.Expected)
 	case trace.Begin:
@@ -476,6 +478,17 @@ func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32
 	}
 }
 
+// Exit implements trace.FastSink: pid is gone.
+func (a *Analyzer) Exit(ts int64, cpu, pid int32, comm string, _ int32) {
+	a.step(ts)
+	a.beforeFirstSwitch(cpu)
+	if pid != 0 {
+		t := a.task(pid, comm, false)
+		t.exited = true
+		a.setState(t, idle)
+	}
+}
+
 // Mark implements trace.FastSink: pid wrote mark m about expiry seq of
 // timer.
 func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind, timer int32, seq, expected int64) {
@@ -495,16 +508,10 @@ func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind,
 // other is Event of the kinds FastSink does not take.
 func (a *Analyzer) other(e *trace.Event) {
 	a.step(e.TS)
-	if e.Kind <= trace.Migrate { // Exit, Migrate (and a Kind 0 nobody should send)
+	if e.Kind <= trace.Migrate { // Migrate (and a Kind 0 nobody should send)
 		a.beforeFirstSwitch(e.CPU)
 	}
 	switch e.Kind {
-	case trace.Exit:
-		if e.PID != 0 {
-			t := a.task(e.PID, e.Comm, false)
-			t.exited = true
-			a.setState(t, idle)
-		}
 	case trace.Migrate:
 		if e.PID != 0 {
 			a.task(e.PID, e.Comm, true)

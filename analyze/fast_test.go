@@ -18,6 +18,7 @@ import (
 // event) and the recording fed to another analyzer's Event. The reports
 // and samples must be the same: the two paths are one analysis.
 func TestFastPathIsEvent(t *testing.T) {
+	all := map[trace.Kind]int{}
 	for _, c := range []struct {
 		scenario, policy string
 		ncpu             int
@@ -71,9 +72,14 @@ func TestFastPathIsEvent(t *testing.T) {
 		if !reflect.DeepEqual(gt, wt) || !reflect.DeepEqual(gw, ww) {
 			t.Errorf("%s: the samples differ", c.scenario)
 		}
-		if kinds[trace.Switch] == 0 || kinds[trace.Waking] == 0 || kinds[trace.WakeupNew] == 0 || kinds[trace.Fork] == 0 {
-			t.Errorf("%s: the recording lacks a kind the fast path takes: %v", c.scenario, kinds)
+		for k, n := range kinds {
+			all[k] += n
 		}
 		t.Logf("%s on %d CPUs: %v, %d wakeup samples", c.scenario, c.ncpu, kinds, len(gw))
+	}
+	for _, k := range []trace.Kind{trace.Switch, trace.Waking, trace.Wakeup, trace.WakeupNew, trace.Fork, trace.Exit, trace.Mark, trace.Migrate} {
+		if all[k] == 0 {
+			t.Errorf("no run had a %v", k)
+		}
 	}
 }

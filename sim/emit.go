@@ -10,7 +10,7 @@ const (
 )
 
 // emit hands e.ev to the sink, for the events the FastSink methods do not
-// take (Begin, Exit, Migrate). Events are built in e.ev so that passing a
+// take (Begin, Migrate). Events are built in e.ev so that passing a
 // pointer to an interface does not allocate.
 func (e *Engine) emit() {
 	e.traced++
@@ -62,6 +62,14 @@ func (e *Engine) emitWake(k trace.Kind, c *CPU, t *Task) {
 		return
 	}
 	e.fast.Wake(k, e.now, int32(c.id), int32(t.st.PID), t.st.Comm, int32(t.st.Prio()), int32(t.st.CPU))
+}
+
+// emitExit writes sched_process_exit of t, on c.
+func (e *Engine) emitExit(c *CPU, t *Task) {
+	if e.untraced() {
+		return
+	}
+	e.fast.Exit(e.now, int32(c.id), int32(t.st.PID), t.st.Comm, int32(t.st.Prio()))
 }
 
 // emitFork writes sched_process_fork; a nil parent is rt-app's main thread.

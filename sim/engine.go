@@ -884,8 +884,7 @@ func (e *Engine) block(t *Task) {
 // exit ends t: it leaves the CPU for good at the next schedule().
 func (e *Engine) exit(t *Task) {
 	c := e.cpus[t.st.CPU]
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Exit, PID: int32(t.st.PID), Comm: t.st.Comm, Prio: int32(t.st.Prio())}
-	e.emit()
+	e.emitExit(c, t)
 	t.state = stDead
 	e.returnStack(t)
 	// Its task_struct is freed after a grace period.

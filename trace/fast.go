@@ -1,7 +1,7 @@
 package trace
 
-// FastSink is a Sink that also takes the four kinds of event a simulation
-// emits most (switches, wakeups, forks and marks) as arguments, so that a
+// FastSink is a Sink that also takes the kinds of event a simulation
+// emits most (switches, wakeups, forks, exits and marks) as arguments, so that a
 // producer need not build a 144-byte Event for each. A call of one of its
 // methods stands for a call of Event with the Event of that Kind whose
 // fields of the same names are the arguments and whose other fields are
@@ -23,6 +23,8 @@ type FastSink interface {
 	Wake(k Kind, ts int64, cpu, pid int32, comm string, prio, target int32)
 	// Fork is a sched_process_fork: pid (of thread group tgid) created child.
 	Fork(ts int64, cpu, pid, tgid int32, comm string, child, childTGID int32, childComm string)
+	// Exit is a sched_process_exit of pid.
+	Exit(ts int64, cpu, pid int32, comm string, prio int32)
 	// Mark is an application mark m that pid wrote about expiry seq of timer.
 	Mark(ts int64, cpu, pid int32, comm string, m MarkKind, timer int32, seq, expected int64)
 }
@@ -72,6 +74,13 @@ func (b *eventBuilder) Fork(ts int64, cpu, pid, tgid int32, comm string, child, 
 	*ev = Event{}
 	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.TGID, ev.Comm = ts, cpu, Fork, pid, tgid, comm
 	ev.ChildPID, ev.ChildTGID, ev.ChildComm = child, childTGID, childComm
+	b.sink.Event(ev)
+}
+
+func (b *eventBuilder) Exit(ts int64, cpu, pid int32, comm string, prio int32) {
+	ev := &b.ev
+	*ev = Event{}
+	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm, ev.Prio = ts, cpu, Exit, pid, comm, prio
 	b.sink.Event(ev)
 }
 
