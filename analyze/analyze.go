@@ -332,32 +332,39 @@ func (a *Analyzer) newCPU(n int32) *cpuSeen {
 }
 
 // running returns the record of the task the last switch on c put
-// there if that is pid's (as task would find it), else nil: the events
-// of the task running on a CPU (its switch away, the marks it writes)
-// need no PID lookup.
-func (c *cpuSeen) running(pid int32) *task {
-	if t := c.task; t != nil && t.pid == pid {
+// there if that is pid's task as task(pid, _, dying) would find it, else
+// nil: the events of the task running on a CPU (its switch away, the
+// marks it writes, its forks and its exit) need no PID lookup. c may be
+// nil.
+func (c *cpuSeen) running(pid int32, dying bool) *task {
+	if c == nil {
+		return nil
+	}
+	if t := c.task; t != nil && t.pid == pid && (dying || !t.exited) {
 		return t
 	}
 	return nil
 }
 
-// runningOr is t (from running) with comm, or, if t is nil, pid's task
-// as task(pid, comm, true) finds it.
-func (a *Analyzer) runningOr(t *task, pid int32, comm string) *task {
+// taskOr is t (from running) with comm, or, if t is nil, task(pid, comm,
+// dying). (Apart from running, so that it inlines.)
+func (a *Analyzer) taskOr(t *task, pid int32, comm string, dying bool) *task {
 	if t == nil {
-		return a.task(pid, comm, true)
+		return a.task(pid, comm, dying)
 	}
 	t.rename(comm)
 	return t
 }
 
-// beforeFirstSwitch counts a scheduler event other than a switch on cpu
-// if that CPU has shown no switch yet.
-func (a *Analyzer) beforeFirstSwitch(cpu int32) {
-	if c := a.cpu(cpu); c != nil && !c.switched {
+// schedEvent returns what the events said of cpu (nil: a CPU number no
+// machine has), counting a scheduler event other than a switch on a CPU
+// that has shown no switch yet.
+func (a *Analyzer) schedEvent(cpu int32) *cpuSeen {
+	c := a.cpu(cpu)
+	if c != nil && !c.switched {
 		a.beforeSwitch++
 	}
+	return c
 }
 
 // Switch implements trace.FastSink: pid leaves cpu in state, nextPID
@@ -368,10 +375,7 @@ func (a *Analyzer) Switch(ts int64, cpu, pid int32, comm string, _ int32, state 
 	var prev, next *task
 	dead := false
 	if pid != 0 {
-		if c != nil {
-			prev = c.running(pid)
-		}
-		prev = a.runningOr(prev, pid, comm)
+		prev = a.taskOr(c.running(pid, true), pid, comm, true)
 	}
 	if nextPID != 0 {
 		next = a.task(nextPID, nextComm, true)
@@ -439,7 +443,7 @@ func (a *Analyzer) Switch(ts int64, cpu, pid int32, comm string, _ int32, state 
 // Wake implements trace.FastSink: a Waking, Wakeup or WakeupNew of pid.
 func (a *Analyzer) Wake(_ trace.Kind, ts int64, cpu, pid int32, comm string, _, _ int32) {
 	a.step(ts)
-	a.beforeFirstSwitch(cpu)
+	a.schedEvent(cpu)
 	if pid == 0 {
 		return
 	}
@@ -466,12 +470,9 @@ func (a *Analyzer) Wake(_ trace.Kind, ts int64, cpu, pid int32, comm string, _, 
 // Fork implements trace.FastSink: pid created child.
 func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32, childComm string) {
 	a.step(ts)
-	c := a.cpu(cpu)
-	if c != nil && !c.switched {
-		a.beforeSwitch++
-	}
-	if pid != 0 {
-		a.task(pid, comm, false)
+	c := a.schedEvent(cpu)
+	if pid != 0 { // the parent runs there
+		a.taskOr(c.running(pid, false), pid, comm, false)
 	}
 	if child != 0 {
 		a.newTask(child, childComm)
@@ -481,9 +482,9 @@ func (a *Analyzer) Fork(ts int64, cpu, pid, _ int32, comm string, child, _ int32
 // Exit implements trace.FastSink: pid is gone.
 func (a *Analyzer) Exit(ts int64, cpu, pid int32, comm string, _ int32) {
 	a.step(ts)
-	a.beforeFirstSwitch(cpu)
-	if pid != 0 {
-		t := a.task(pid, comm, false)
+	c := a.schedEvent(cpu)
+	if pid != 0 { // an exiting task runs there
+		t := a.taskOr(c.running(pid, false), pid, comm, false)
 		t.exited = true
 		a.setState(t, idle)
 	}
@@ -497,11 +498,11 @@ func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind,
 	if pid != 0 {
 		// A mark is no scheduler event: a CPU it names that none has
 		// named is not added (which would change the idle capacity).
-		var t *task
+		var c *cpuSeen
 		if uint(cpu) < uint(len(a.cpus)) {
-			t = a.cpus[cpu].running(pid)
+			c = &a.cpus[cpu]
 		}
-		a.runningOr(t, pid, comm)
+		a.taskOr(c.running(pid, true), pid, comm, true)
 	}
 }
 
@@ -509,7 +510,7 @@ func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind,
 func (a *Analyzer) other(e *trace.Event) {
 	a.step(e.TS)
 	if e.Kind <= trace.Migrate { // Migrate (and a Kind 0 nobody should send)
-		a.beforeFirstSwitch(e.CPU)
+		a.schedEvent(e.CPU)
 	}
 	switch e.Kind {
 	case trace.Migrate:

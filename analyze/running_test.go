@@ -58,3 +58,21 @@ func TestRunningRecord(t *testing.T) {
 		}
 	}
 }
+
+// An event that starts a new task for a PID whose task has exited (an
+// exit, a fork) does so when that task is the one running on the CPU,
+// whose record the CPU keeps, as it does through the PID table.
+func TestRunningRecordExited(t *testing.T) {
+	a := NewWith(Options{PerTask: true})
+	for _, e := range []trace.Event{
+		{TS: 10, Kind: trace.Switch, NextPID: 5, NextComm: "a"},
+		{TS: 20, Kind: trace.Exit, PID: 5},
+		{TS: 25, Kind: trace.Exit, PID: 5},                                  // a new task: the first has exited
+		{TS: 30, Kind: trace.Fork, PID: 5, ChildPID: 6, ChildComm: "child"}, // and again
+	} {
+		a.Event(&e)
+	}
+	if r := a.Finish(40); r.PIDReuse != 2 || len(r.Tasks) != 1 || r.Tasks[0].Runtime != 0 {
+		t.Errorf("PIDReuse %d, tasks %+v; want 2 and one row (the first task, whose last slice has no known end)", r.PIDReuse, r.Tasks)
+	}
+}
