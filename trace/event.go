@@ -179,7 +179,8 @@ type Event struct {
 }
 
 // Sink consumes events in time order. The Event is only valid during the
-// call: a Sink that keeps it must copy it.
+// call: a Sink that keeps it must copy it. A Sink may also take the most
+// frequent kinds as arguments (FastSink).
 type Sink interface {
 	Event(e *Event)
 }
