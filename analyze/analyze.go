@@ -603,7 +603,9 @@ func (a *Analyzer) newTask(pid int32, comm string) *task {
 		t.idx = int32(len(a.tasks))
 		a.tasks = append(a.tasks, t)
 	}
-	*t = task{pid: pid, comm: comm, used: true, idx: t.idx}
+	// A free record is zero but for idx (end clears it, for the records
+	// the CPUs keep), so only these are set.
+	t.pid, t.comm, t.used = pid, comm, true
 	a.pids.set(pid, int64(t.idx))
 	a.wakee = t // a child's sched_wakeup_new comes next
 	return t

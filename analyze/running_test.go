@@ -11,8 +11,9 @@ import (
 // a wakee skip the PID table (cpuSeen.task, Analyzer.wakee): on random
 // streams over a few PIDs (reused, exiting, leaving dead, forked anew,
 // with lost events and restarts), every record kept that still holds a
-// PID is the one the table gives for that PID. A record freed without its
-// PID cleared, or one kept across a restart, fails it.
+// PID is the one the table gives for that PID, and every free record is
+// zero (newTask sets only a few fields). A record freed without its PID
+// cleared, or one kept across a restart, fails it.
 func TestRunningRecord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	states := []trace.TaskState{trace.Running, trace.Sleeping, trace.Dead}
@@ -41,6 +42,11 @@ func TestRunningRecord(t *testing.T) {
 			default:
 				a.Event(&trace.Event{TS: ts, CPU: cpu, Kind: trace.Switch, PID: pid, PrevState: states[rng.IntN(3)],
 					NextPID: rng.Int32N(6), NextComm: "next"})
+			}
+			for _, j := range a.free { // newTask sets only pid, comm and used
+				if r := a.tasks[j]; *r != (task{idx: r.idx}) {
+					t.Fatalf("round %d at %d: free record %d is not zero: %+v", round, ts, j, *r)
+				}
 			}
 			kept := []*task{a.wakee}
 			for _, c := range a.cpus {
