@@ -316,7 +316,7 @@ func (a *Analyzer) step(ts int64) {
 // cpu returns what the events said of CPU n so far, nil for a number no
 // machine has (a damaged trace's).
 func (a *Analyzer) cpu(n int32) *cpuSeen {
-	if uint(n) < uint(len(a.cpus)) { // the common case alone, so it inlines
+	if uint(n) < uint(len(a.cpus)) { // the common case first: one bounds check
 		return &a.cpus[n]
 	}
 	return a.newCPU(n)
@@ -347,7 +347,8 @@ func (c *cpuSeen) running(pid int32, dying bool) *task {
 }
 
 // taskOr is t (from running) with comm, or, if t is nil, task(pid, comm,
-// dying). (Apart from running, so that it inlines.)
+// dying). It is apart from running so that both inline: its cost is the
+// inliner's budget (80) exactly, and one more test would make it a call.
 func (a *Analyzer) taskOr(t *task, pid int32, comm string, dying bool) *task {
 	if t == nil {
 		return a.task(pid, comm, dying)
