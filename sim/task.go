@@ -151,8 +151,8 @@ type Task struct {
 // the pending action and steps through the program until the task needs CPU
 // time again, blocks, exits, or must first let the scheduler run (a fork or
 // yield that set need_resched returns to user space through schedule()).
-func (e *Engine) complete(t *Task) {
-	c := e.cpus[t.st.CPU]
+// c is t's CPU.
+func (e *Engine) complete(c *CPU, t *Task) {
 	for n := 0; ; n++ {
 		if n == 1_000_000 {
 			e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) makes no progress at %d ns: a million of its events in a row took no time (the last %s); give one of them run or sleep time",
