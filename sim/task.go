@@ -141,7 +141,7 @@ type Task struct {
 	// resumeEv is the resume event whose system call is in progress.
 	resumeEv *workload.Event
 	// own holds this thread's private ("unique…") rt-app timers.
-	own map[int]*rtTimerState
+	own []ownTimer
 	// sy is its part in mutexes, conditions, barriers (sync.go).
 	sy        syncState
 	regroupTo *sched.Group

@@ -90,20 +90,27 @@ func (e *Engine) timerEvent(t *Task, ev *workload.Event) {
 // rtTimer returns the state of timer resource i as t sees it.
 func (e *Engine) rtTimer(t *Task, i int, res *workload.TimerRes) *rtTimerState {
 	if res.PerThread {
-		if t.own == nil {
-			t.own = map[int]*rtTimerState{}
+		// A thread's own timers are the few its program names (one,
+		// nearly always): a scan finds them sooner than a map lookup.
+		for k := range t.own {
+			if t.own[k].res == i {
+				return &t.own[k].st
+			}
 		}
-		st := t.own[i]
-		if st == nil {
-			st = &rtTimerState{id: e.newTimerID()}
-			t.own[i] = st
-		}
-		return st
+		t.own = append(t.own, ownTimer{res: i, st: rtTimerState{id: e.newTimerID()}})
+		return &t.own[len(t.own)-1].st
 	}
 	if e.rtState[i] == nil {
 		e.rtState[i] = &rtTimerState{id: e.newTimerID()}
 	}
 	return e.rtState[i]
+}
+
+// ownTimer is a thread's private rt-app timer: its resource's index in
+// Spec.Timers and its state.
+type ownTimer struct {
+	res int
+	st  rtTimerState
 }
 
 // timerWake handles t's wake timer: an rt-app timer's expiry (which writes
