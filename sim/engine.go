@@ -602,7 +602,11 @@ func (e *Engine) schedule(c *CPU) {
 		if prev.classSwitch {
 			e.switchClass(c, prev)
 		}
-		e.moveDisallowed(c, prev) // phaseprops.go
+		// A phase may have moved prev to a task group or off c
+		// (phaseprops.go); most tasks have neither.
+		if prev.regroup || len(prev.allowed) != 0 {
+			e.moveDisallowed(c, prev)
+		}
 	}
 	if e.stack != nil {
 		var p *sched.Task
@@ -970,8 +974,17 @@ func drawNS(f float64) int64 {
 	return int64(f)
 }
 
-// draw returns a duration for one execution of an event.
+// draw returns a duration for one execution of an event. A fixed one
+// (nearly every event's) is answered inline, without copying the
+// distribution's parameters into a call.
 func (e *Engine) draw(d workload.Duration) int64 {
+	if d.Dist == workload.Fixed {
+		return d.Fixed
+	}
+	return e.drawRandom(d)
+}
+
+func (e *Engine) drawRandom(d workload.Duration) int64 {
 	switch d.Dist {
 	case workload.LogNormal:
 		return drawNS(float64(d.Median) * math.Exp(d.Sigma*e.rng.NormFloat64()))

@@ -55,10 +55,14 @@ func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 
 // cpuChanged files c in the CPU masks after its running task or its
 // count of queued tasks changed (the only two things they depend on).
+// One CPU keeps no masks: the test inlines at every queue change.
 func (e *Engine) cpuChanged(c *CPU) {
-	if e.waitingCPUs == nil {
-		return
+	if e.waitingCPUs != nil {
+		e.fileCPU(c)
 	}
+}
+
+func (e *Engine) fileCPU(c *CPU) {
 	e.idleCPUs.Set(c.id, c.curr == nil && c.nr == 0)
 	e.nrCPUs.Set(c.id, c.nr+1)
 	k := 0
