@@ -19,7 +19,7 @@ func TestDrawsStayInRange(t *testing.T) {
 	capped := 0
 	for range 100000 {
 		for _, dd := range []workload.Duration{d, x} {
-			v := e.draw(dd)
+			v := e.draw(&dd)
 			if v < 0 || v > maxDraw {
 				t.Fatalf("draw of %+v: %d ns", dd, v)
 			}

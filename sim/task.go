@@ -162,38 +162,13 @@ func (e *Engine) complete(c *CPU, t *Task) {
 		if e.err != nil { // a fork over the thread bound
 			return
 		}
-		// A preemption that arrived during a system call's CPU work
-		// takes effect on its return to user space (deferResched).
-		pending := t.action != actStep && c.needResched
-		switch t.action {
-		case actStep:
+		// Most work that ends is a run event's: the next step is
+		// tested first, the system calls' returns apart (act).
+		if t.action == actStep {
 			t.deadline = 0
 			e.step(t)
-		case actFork:
-			e.fork(t)
-			t.action, t.work = actStep, 0
-		case actYield:
-			e.class.Yield(c, &t.st)
-			c.schedNow()
-			t.action, t.work = actStep, 0
-		case actExit:
-			e.exit(t)
+		} else if !e.act(c, t) {
 			return
-		case actResume:
-			e.resume(t, t.resumeEv)
-			t.action, t.work, t.resumeEv = actStep, 0, nil
-		case actKill:
-			t.action, t.work = actStep, 0
-			e.kill(t)
-		case actBlock:
-			ev := t.blockEv
-			t.action, t.work, t.blockEv = actStep, 0, nil
-			e.blockEvent(t, ev)
-		default:
-			e.syncAction(t) // sync.go
-		}
-		if pending {
-			c.schedNow()
 		}
 		if t.state != stRunnable {
 			return
@@ -203,6 +178,42 @@ func (e *Engine) complete(c *CPU, t *Task) {
 			return
 		}
 	}
+}
+
+// act performs t's action other than a step, at the end of its system
+// call's CPU work, and reports whether t goes on (not after an exit).
+func (e *Engine) act(c *CPU, t *Task) bool {
+	// A preemption that arrived during the system call's CPU work
+	// takes effect on its return to user space (deferResched).
+	pending := c.needResched
+	switch t.action {
+	case actFork:
+		e.fork(t)
+		t.action, t.work = actStep, 0
+	case actYield:
+		e.class.Yield(c, &t.st)
+		c.schedNow()
+		t.action, t.work = actStep, 0
+	case actExit:
+		e.exit(t)
+		return false
+	case actResume:
+		e.resume(t, t.resumeEv)
+		t.action, t.work, t.resumeEv = actStep, 0, nil
+	case actKill:
+		t.action, t.work = actStep, 0
+		e.kill(t)
+	case actBlock:
+		ev := t.blockEv
+		t.action, t.work, t.blockEv = actStep, 0, nil
+		e.blockEvent(t, ev)
+	default:
+		e.syncAction(t) // sync.go
+	}
+	if pending {
+		c.schedNow()
+	}
+	return true
 }
 
 // step executes the program's next event.
@@ -251,10 +262,10 @@ func (e *Engine) step(t *Task) {
 	}
 	switch ev.Kind {
 	case workload.Run:
-		t.work, t.action = e.draw(ev.Dur), actStep
+		t.work, t.action = e.draw(&ev.Dur), actStep
 		t.logEvent(ev, t.work)
 	case workload.Runtime:
-		d := e.draw(ev.Dur)
+		d := e.draw(&ev.Dur)
 		t.work, t.action, t.deadline = d, actStep, e.now+d
 		t.logEvent(ev, d)
 	case workload.Sleep, workload.Timer, workload.Suspend:
@@ -308,7 +319,7 @@ func (e *Engine) step(t *Task) {
 func (e *Engine) blockEvent(t *Task, ev *workload.Event) {
 	switch ev.Kind {
 	case workload.Sleep:
-		d := e.draw(ev.Dur)
+		d := e.draw(&ev.Dur)
 		e.block(t)
 		if e.p.IdleExit > 0 {
 			// Whether the CPU is idle is known only when the timer fires.
@@ -341,14 +352,17 @@ func (e *Engine) blockEvent(t *Task, ev *workload.Event) {
 func (t *Task) next() *workload.Event {
 	phases := t.def.Phases
 	for {
-		if t.phase >= 0 {
-			ph := phases[t.phase]
-			if t.event < len(ph.Events) {
-				if t.event == 0 {
+		// phase is −1 before the first, else a valid index; the event
+		// index is never negative. The unsigned tests say so to the
+		// compiler, which then checks neither index again.
+		if p := t.phase; uint(p) < uint(len(phases)) {
+			ph := phases[p]
+			if i := t.event; uint(i) < uint(len(ph.Events)) {
+				if i == 0 {
 					t.logLoopStart()
 				}
-				t.event++
-				return &ph.Events[t.event-1]
+				t.event = i + 1
+				return &ph.Events[i]
 			}
 			t.logLoopEnd()
 			t.event = 0

@@ -67,7 +67,7 @@ func (e *Engine) timerEvent(t *Task, ev *workload.Event) {
 	if !st.started {
 		st.started, st.next = true, t.first
 	}
-	period := e.period(ev.PeriodDur)
+	period := e.period(&ev.PeriodDur)
 	st.next += period
 	st.seq++
 	m := mark{timer: st.id, seq: st.seq, set: true}
@@ -162,7 +162,7 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 	}
 	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.PeriodDur, owner: t}
 	pt.t = timer{kind: tkPosix, ptmr: pt}
-	first := t.first + e.period(pt.period)
+	first := t.first + e.period(&pt.period)
 	if p := pt.period.Fixed; pt.period.Dist == workload.Fixed {
 		// The expiries the thread has already passed, in one step: a
 		// thread that first waits long after its start (a sleep of days
@@ -172,7 +172,7 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 		}
 	} else {
 		for first <= e.now {
-			first += e.period(pt.period)
+			first += e.period(&pt.period)
 		}
 	}
 	e.q.arm(&pt.t, first)
@@ -215,7 +215,7 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 			e.q.arm(&w.wakeT, e.now+e.timerDelay(w))
 		}
 	}
-	e.q.arm(&pt.t, e.now+e.period(pt.period))
+	e.q.arm(&pt.t, e.now+e.period(&pt.period))
 }
 
 // minRandomPeriod is the shortest period a random timer period is drawn
@@ -223,7 +223,7 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 const minRandomPeriod = 1000
 
 // period returns a timer period: the fixed one, or a fresh draw.
-func (e *Engine) period(d workload.Duration) int64 {
+func (e *Engine) period(d *workload.Duration) int64 {
 	if d.Dist == workload.Fixed {
 		return d.Fixed
 	}
