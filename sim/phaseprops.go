@@ -81,6 +81,13 @@ func (e *Engine) moveGroup(c *CPU, prev *Task) {
 // t must leave it: schedule() moves it (moveDisallowed), as the kernel's
 // migration stopper preempts a task whose affinity excludes its CPU.
 func (t *Task) phaseAffinity(ph *workload.Phase) {
+	// Most tasks have no affinity before or after: this test inlines.
+	if len(ph.Props.CPUs)+len(t.def.Props.CPUs)+len(t.allowed) != 0 {
+		t.setAffinity(ph)
+	}
+}
+
+func (t *Task) setAffinity(ph *workload.Phase) {
 	allowed := ph.Props.CPUs
 	if allowed == nil {
 		allowed = t.def.Props.CPUs
