@@ -66,13 +66,14 @@ type Engine struct {
 	// tickOff shifts the jiffy grid: workload time t is machine time
 	// t+tickOff (Params.TickPhase).
 	tickOff int64
-	// jiffyLo ≤ now < jiffyHi: jiffyHi is the next jiffy start (nextJiffy).
-	jiffyLo, jiffyHi int64
-	q                eventQueue
-	cpus             []*CPU
-	dirty            []*CPU    // CPUs whose need_resched was set during this event
-	alive            liveTasks // tasks created and not yet exited, in creation order (alive.go)
-	created          int       // tasks created so far; the next PID is pidBase+1+created
+	// While jiffyLo ≤ now < jiffyHi, jiffyHi is the next jiffy start,
+	// where jiffy jiffyK starts (nextJiffy; jiffyK is 0 before the first).
+	jiffyLo, jiffyHi, jiffyK int64
+	q                        eventQueue
+	cpus                     []*CPU
+	dirty                    []*CPU    // CPUs whose need_resched was set during this event
+	alive                    liveTasks // tasks created and not yet exited, in creation order (alive.go)
+	created                  int       // tasks created so far; the next PID is pidBase+1+created
 	// Exited tasks are released; what reports need of them stays here:
 	// the sum, and each one's runtime by task number (PID − pidBase − 1,
 	// dense since PIDs are handed out in order; −1: alive).
@@ -543,17 +544,32 @@ func (e *Engine) nextJiffy() int64 {
 	if e.jiffyLo <= e.now && e.now < e.jiffyHi {
 		return e.jiffyHi
 	}
-	// Jiffy k starts at floor(k·10⁹/HZ). When HZ does not divide 10⁹ (300)
-	// the first guess can round back onto now: step on until strictly
-	// after. Every jiffy up to jiffy(now) starts at or before now, so this
-	// is the first start after now of all.
-	k := e.jiffy(e.now) + 1
+	return e.newJiffy()
+}
+
+// newJiffy is nextJiffy when now has left the kept range.
+func (e *Engine) newJiffy() int64 {
+	// Time moves on by less than a jiffy between most misses: when now
+	// is in the jiffy that starts at jiffyHi, the next one's start is
+	// the answer, with no division of now.
+	k := e.jiffyK + 1
 	when := e.jiffyStart(k)
-	for when <= e.now {
-		k++
+	if e.jiffyK == 0 || e.now < e.jiffyHi || when <= e.now {
+		// Jiffy k starts at floor(k·10⁹/HZ). When HZ does not divide
+		// 10⁹ (300) the first guess can round back onto now: step on
+		// until strictly after. Every jiffy up to jiffy(now) starts at
+		// or before now, so this is the first start after now of all.
+		k = e.jiffy(e.now) + 1
 		when = e.jiffyStart(k)
+		for when <= e.now {
+			k++
+			when = e.jiffyStart(k)
+		}
 	}
-	e.jiffyLo, e.jiffyHi = e.jiffyStart(k-1), when
+	// No jiffy starts between now and when, so when is the answer for
+	// any time from now until then: now is the range's lower end (the
+	// clock only moves on; it is a guard, not a jiffy start).
+	e.jiffyLo, e.jiffyHi, e.jiffyK = e.now, when, k
 	return when
 }
 

@@ -75,3 +75,34 @@ func TestLiveThreadsAreBounded(t *testing.T) {
 		t.Fatalf("a fork bomb ends with %v", err)
 	}
 }
+
+// nextJiffy, with its kept answer and its step to the following jiffy,
+// is the first jiffy start after now by a scan of the grid, for times
+// that move on by less than a jiffy, by several, and stand still, with
+// the grid shifted, at HZ that do and do not divide 10⁹.
+func TestNextJiffyIsTheNextStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, hz := range []int64{100, 250, 300, 1000} {
+		for _, off := range []int64{0, 1, 1e9/hz - 1, rng.Int64N(1e9 / hz)} {
+			e := &Engine{p: Params{HZ: hz}, tickOff: off}
+			k := int64(0) // the scan's jiffy: the last start at or before now
+			for range 20000 {
+				switch rng.IntN(4) {
+				case 0: // stand still
+				case 1:
+					e.now += rng.Int64N(1e9 / hz)
+				case 2:
+					e.now += rng.Int64N(5e9 / hz)
+				case 3:
+					e.now += 1e9/hz - 1 + rng.Int64N(3)
+				}
+				for e.jiffyStart(k+1) <= e.now {
+					k++
+				}
+				if got, want := e.nextJiffy(), e.jiffyStart(k+1); got != want {
+					t.Fatalf("HZ %d, offset %d, now %d: nextJiffy %d, want %d", hz, off, e.now, got, want)
+				}
+			}
+		}
+	}
+}
