@@ -50,16 +50,19 @@ func (e *Engine) checkInvariants() error {
 			busyCPUs++
 		}
 		queued += c.nr
-		if len(c.queued) != c.nr {
+		// One CPU keeps no list (rqAdd).
+		if n := len(c.queued); n != c.nr && (len(e.cpus) > 1 || n != 0) {
 			return fmt.Errorf("cpu %d lists %d queued tasks but counts %d", c.id, len(c.queued), c.nr)
 		}
-		var root int64
 		for i, t := range c.queued {
 			if t.rqIdx != i || t.st.CPU != c.id {
 				return fmt.Errorf("cpu %d: queued task %s (pid %d) has index %d on cpu %d", c.id, t.st.Comm, t.st.PID, t.rqIdx, t.st.CPU)
 			}
-			if t.st.Group == nil {
-				root += t.loadW
+		}
+		var root int64
+		for _, st := range runnable[c.id] {
+			if st.Group == nil {
+				root += e.task(st).loadW
 			}
 		}
 		if root != c.rootLoad {

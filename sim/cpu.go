@@ -81,7 +81,7 @@ func (c *CPU) Curr() *sched.Task {
 }
 
 // Resched implements sched.RQ: it marks the running task, which reaches
-// schedule() after cost_resched_ns (resolve).
+// schedule() after cost_resched_ns (afterEvent).
 func (c *CPU) Resched() {
 	c.needResched = true
 	c.list()

@@ -428,10 +428,16 @@ func (e *Engine) dispatchOther(t *timer) {
 	}
 }
 
-// afterEvent resolves the event (resolve), recycles the tasks it
-// released, and checks the invariants when the run asks.
+// afterEvent resolves the event: it runs schedule() on every CPU marked
+// need_resched during the event, now or, for a preemption, when the
+// marked task reaches it (deferResched), and lets the classes above the
+// fair one push; then it recycles the tasks the event released, and
+// checks the invariants when the run asks.
 func (e *Engine) afterEvent() {
-	e.resolve()
+	e.resolveOnce()
+	if e.stack != nil {
+		e.push()
+	}
 	if len(e.dying) > 0 {
 		e.recycle()
 	}
@@ -439,16 +445,6 @@ func (e *Engine) afterEvent() {
 		if err := e.checkInvariants(); err != nil {
 			e.err = fmt.Errorf("invariant broken at %d ns (event %d): %w", e.now, e.events, err)
 		}
-	}
-}
-
-// resolve runs schedule() on every CPU marked need_resched during the
-// event, now or, for a preemption, when the marked task reaches it
-// (deferResched).
-func (e *Engine) resolve() {
-	e.resolveOnce()
-	if e.stack != nil {
-		e.push()
 	}
 }
 

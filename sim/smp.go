@@ -27,13 +27,17 @@ import (
 // sched_migrate_task.
 
 // rqAdd queues t on c through the class and keeps the engine's counts.
+// The list of c's queued tasks and the CPU masks are the balancer's
+// (coldestWaiting, pull): one CPU keeps neither.
 func (e *Engine) rqAdd(c *CPU, t *Task, flags int) {
 	e.class.Enqueue(c, &t.st, flags)
 	t.onRQ = true
-	t.rqIdx = len(c.queued)
-	c.queued = append(c.queued, t)
 	c.nr++
-	e.cpuChanged(c)
+	if len(e.cpus) > 1 {
+		t.rqIdx = len(c.queued)
+		c.queued = append(c.queued, t)
+		e.fileCPU(c)
+	}
 	e.runnable++
 	e.loadAdd(c, t, 1)
 }
@@ -42,22 +46,24 @@ func (e *Engine) rqAdd(c *CPU, t *Task, flags int) {
 func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 	e.class.Dequeue(c, &t.st, flags)
 	t.onRQ = false
-	last := c.queued[len(c.queued)-1]
-	c.queued[t.rqIdx] = last
-	last.rqIdx = t.rqIdx
-	c.queued = c.queued[:len(c.queued)-1]
-	t.rqIdx = -1
 	c.nr--
-	e.cpuChanged(c)
+	if len(e.cpus) > 1 {
+		last := c.queued[len(c.queued)-1]
+		c.queued[t.rqIdx] = last
+		last.rqIdx = t.rqIdx
+		c.queued = c.queued[:len(c.queued)-1]
+		t.rqIdx = -1
+		e.fileCPU(c)
+	}
 	e.runnable--
 	e.loadAdd(c, t, -1)
 }
 
 // cpuChanged files c in the CPU masks after its running task or its
 // count of queued tasks changed (the only two things they depend on).
-// One CPU keeps no masks: the test inlines at every queue change.
+// One CPU keeps no masks: the test inlines.
 func (e *Engine) cpuChanged(c *CPU) {
-	if e.waitingCPUs != nil {
+	if len(e.cpus) > 1 {
 		e.fileCPU(c)
 	}
 }
@@ -173,12 +179,17 @@ func (e *Engine) scanForkCPU(t *Task, parent *Task) int {
 	return best
 }
 
-// selectWakeCPU chooses the CPU a sleeping task wakes on.
+// selectWakeCPU chooses the CPU a sleeping task wakes on; on one CPU
+// the test inlines.
 func (e *Engine) selectWakeCPU(t *Task, waker *Task) int {
-	prev := t.st.CPU
 	if len(e.cpus) == 1 {
-		return prev
+		return t.st.CPU
 	}
+	return e.selectWakeCPUs(t, waker)
+}
+
+func (e *Engine) selectWakeCPUs(t *Task, waker *Task) int {
+	prev := t.st.CPU
 	if e.ownBalance(t) {
 		return e.stack.SelectWakeCPU(core{e}, &t.st)
 	}
