@@ -53,6 +53,8 @@ type Task struct {
 	state  taskState
 	onRQ   bool
 	action action
+	// settled: step has nothing to do before the event (settle).
+	settled bool
 	// stepped: first has been set by the thread's first step.
 	stepped bool
 	// ownSched: a forked thread still has its parent's policy and nice,
@@ -218,29 +220,8 @@ func (e *Engine) act(c *CPU, t *Task) bool {
 
 // step executes the program's next event.
 func (e *Engine) step(t *Task) {
-	if t.forkLocked {
-		e.unlockAfterFork(t) // threadstart.go
-	}
-	if !t.stepped {
-		// The runner's per-thread setup comes before the clock read that
-		// anchors the thread's timers (threadstart.go); a SIGEV_THREAD
-		// callback marks its start before it (sigev_callback's first act).
-		if d := e.threadStart(t); d > 0 && !t.startSpent {
-			if e.waitForForkLock(t) {
-				return
-			}
-			t.startSpent = true
-			if t.resumeMark.set {
-				e.emitMark(t, markCallback, t.resumeMark, 0)
-				t.resumeMark = mark{}
-			}
-			t.work, t.action = d, actStep
-			return
-		}
-		t.stepped, t.first = true, e.now
-	}
-	if t.ownSched {
-		e.applyOwnSched(t)
+	if !t.settled && e.settle(t) {
+		return
 	}
 	if t.resumeMark.set {
 		e.emitMark(t, markCallback, t.resumeMark, 0)
@@ -312,6 +293,42 @@ func (e *Engine) step(t *Task) {
 	default:
 		e.syncStep(t, ev) // sync.go
 	}
+}
+
+// settle is what a thread does at a step before its event until it has
+// done it once: give back the fork-time locks after a process fork, run
+// its setup and anchor its timers at its first step, set its own policy
+// after a fork. It reports whether that ends the step (the setup, or a
+// wait for another thread's fork-time locks). Then t is settled, and
+// step tests one flag instead of three, the rarest in a cold line of
+// the Task; lockForFork unsettles it.
+func (e *Engine) settle(t *Task) bool {
+	if t.forkLocked {
+		e.unlockAfterFork(t) // threadstart.go
+	}
+	if !t.stepped {
+		// The runner's per-thread setup comes before the clock read that
+		// anchors the thread's timers (threadstart.go); a SIGEV_THREAD
+		// callback marks its start before it (sigev_callback's first act).
+		if d := e.threadStart(t); d > 0 && !t.startSpent {
+			if e.waitForForkLock(t) {
+				return true
+			}
+			t.startSpent = true
+			if t.resumeMark.set {
+				e.emitMark(t, markCallback, t.resumeMark, 0)
+				t.resumeMark = mark{}
+			}
+			t.work, t.action = d, actStep
+			return true
+		}
+		t.stepped, t.first = true, e.now
+	}
+	if t.ownSched {
+		e.applyOwnSched(t)
+	}
+	t.settled = true
+	return false
 }
 
 // blockEvent runs a sleep, a timer wait or a suspend: t blocks (or, for a

@@ -95,7 +95,7 @@ func (e *Engine) lockForFork(t *Task) {
 		e.forkLocks[int32(t.st.TGID)] = l
 	}
 	l.holder = t
-	t.forkLocked = true
+	t.forkLocked, t.settled = true, false
 }
 
 // unlockAfterFork is t's return from its fork: the locks go back and
