@@ -185,10 +185,10 @@ func (e *Engine) selectWakeCPU(t *Task, waker *Task) int {
 	if len(e.cpus) == 1 {
 		return t.st.CPU
 	}
-	return e.selectWakeCPUs(t, waker)
+	return e.selectWakeCPUSMP(t, waker)
 }
 
-func (e *Engine) selectWakeCPUs(t *Task, waker *Task) int {
+func (e *Engine) selectWakeCPUSMP(t *Task, waker *Task) int {
 	prev := t.st.CPU
 	if e.ownBalance(t) {
 		return e.stack.SelectWakeCPU(core{e}, &t.st)
@@ -300,11 +300,15 @@ func (e *Engine) running(c *CPU) int {
 }
 
 // balanceTick runs on a busy CPU's tick: the NOHZ kick, and the periodic
-// balance when its interval has passed.
+// balance when its interval has passed. One CPU has neither: the test
+// inlines.
 func (e *Engine) balanceTick(c *CPU) {
-	if len(e.cpus) == 1 {
-		return
+	if len(e.cpus) > 1 {
+		e.balanceTickSMP(c)
 	}
+}
+
+func (e *Engine) balanceTickSMP(c *CPU) {
 	if c.nr-e.running(c) > 0 && e.busy < len(e.cpus) {
 		n := len(e.cpus)
 		for i := e.idleCPUs.Next(0, n); i >= 0; i = e.idleCPUs.Next(i+1, n) {
