@@ -155,15 +155,9 @@ type Task struct {
 // yield that set need_resched returns to user space through schedule()).
 // c is t's CPU.
 func (e *Engine) complete(c *CPU, t *Task) {
-	for n := 0; ; n++ {
-		if n == 1_000_000 {
-			e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) makes no progress at %d ns: a million of its events in a row took no time (the last %s); give one of them run or sleep time",
-				t.st.Comm, t.st.PID, e.now, t.doing())}
-			return
-		}
-		if e.err != nil { // a fork over the thread bound
-			return
-		}
+	// The bound and the error are tested before each further turn, not
+	// before the first: the event was dispatched without an error.
+	for n := 1; ; n++ {
 		// Most work that ends is a run event's: the next step is
 		// tested first, the system calls' returns apart (act).
 		if t.action == actStep {
@@ -177,6 +171,14 @@ func (e *Engine) complete(c *CPU, t *Task) {
 		}
 		if t.work > 0 || c.needResched {
 			e.q.arm(&t.doneT, e.now+t.work)
+			return
+		}
+		if n == 1_000_000 {
+			e.err = &WorkloadError{Msg: fmt.Sprintf("task %s (pid %d) makes no progress at %d ns: a million of its events in a row took no time (the last %s); give one of them run or sleep time",
+				t.st.Comm, t.st.PID, e.now, t.doing())}
+			return
+		}
+		if e.err != nil { // a fork over the thread bound
 			return
 		}
 	}
