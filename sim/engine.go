@@ -356,7 +356,19 @@ func (e *Engine) Advance(until int64) error {
 			}
 		}
 		e.events++
-		e.dispatch(t)
+		// Nine events in ten are a task's work ending or its wake timer
+		// (the busy engine: 52 % and 43 %): dispatched here, without a
+		// call; dispatch has the rest.
+		switch t.kind {
+		case tkWorkDone:
+			c := e.cpus[t.task.st.CPU]
+			c.sync()
+			e.complete(c, t.task)
+		case tkWake:
+			e.timerWake(t.task)
+		default:
+			e.dispatch(t)
+		}
 		// Most events mark no CPU for a reschedule (two in three in the
 		// busy engine): they have nothing to resolve, and no task was
 		// released, which only schedule() does.
@@ -367,22 +379,8 @@ func (e *Engine) Advance(until int64) error {
 	return e.err
 }
 
+// dispatch runs the timer t of a kind Advance does not run itself.
 func (e *Engine) dispatch(t *timer) {
-	// Nine events in ten are a task's work ending or its wake timer (the
-	// busy engine: 52 % and 43 %): tested first, the rest apart.
-	switch t.kind {
-	case tkWorkDone:
-		c := e.cpus[t.task.st.CPU]
-		c.sync()
-		e.complete(c, t.task)
-	case tkWake:
-		e.timerWake(t.task)
-	default:
-		e.dispatchOther(t)
-	}
-}
-
-func (e *Engine) dispatchOther(t *timer) {
 	switch t.kind {
 	case tkTick:
 		c := t.cpu
