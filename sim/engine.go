@@ -668,12 +668,7 @@ func (e *Engine) schedule(c *CPU) {
 }
 
 // pick asks the class for c's next task.
-func (e *Engine) pick(c *CPU) *Task {
-	if st := e.class.PickNext(c); st != nil {
-		return e.task(st)
-	}
-	return nil
-}
+func (e *Engine) pick(c *CPU) *Task { return e.task(e.class.PickNext(c)) }
 
 // switchIn starts next's stint on c: the switch cost comes first, and a
 // runtime (wall-clock) event has lost whatever time passed while it waited.
@@ -692,8 +687,14 @@ func (e *Engine) switchIn(c *CPU, t *Task) {
 	e.q.arm(&t.doneT, e.now+t.work)
 }
 
-// task maps the class's view of a task back to the engine's.
-func (e *Engine) task(st *sched.Task) *Task { return st.Engine.(*Task) }
+// task maps the class's view of a task back to the engine's (nil to
+// nil).
+func (e *Engine) task(st *sched.Task) *Task {
+	if st == nil {
+		return nil
+	}
+	return st.Engine.(*Task)
+}
 
 // newTask creates a task from a definition; parent is nil for the
 // workload's initial threads (instance is their index).
