@@ -222,10 +222,11 @@ func (e *Engine) posixExpire(pt *posixTimer) {
 // as, so that a draw near 0 cannot stall the clock.
 const minRandomPeriod = 1000
 
-// period returns a timer period: the fixed one, or a fresh draw.
+// period returns a timer period: the fixed one, or a fresh draw. It
+// tests for a fixed one itself and calls drawRandom, so that it inlines.
 func (e *Engine) period(d *workload.Duration) int64 {
 	if d.Dist == workload.Fixed {
 		return d.Fixed
 	}
-	return max(e.draw(d), minRandomPeriod)
+	return max(e.drawRandom(d), minRandomPeriod)
 }
