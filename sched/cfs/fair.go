@@ -261,12 +261,19 @@ func (c *CFS) schedVslice(q *cfsRQ, se *entity) uint64 {
 // charged (update_curr). Only this level advances; upper levels are charged
 // when the kernel calls update_curr on them, and may lag behind in the same
 // way.
+//
+// Half the calls find curr charged up to now already (a wakeup check after
+// the enqueue that charged it, a dequeue after a tick): that test is apart
+// so that it inlines, and those calls cost no call.
 func (c *CFS) updateCurr(q *cfsRQ) {
-	cur := q.curr
-	if cur == nil {
-		return
+	if cur := q.curr; cur != nil && cur.execStart != q.cpu.clock {
+		c.chargeCurr(q, cur)
 	}
+}
+
+func (c *CFS) chargeCurr(q *cfsRQ, cur *entity) {
 	now := q.cpu.clock
+	// A 32-bit kernel's unsigned long can still make this 0.
 	d := c.arch.Ulong(now - cur.execStart)
 	if d == 0 {
 		return
@@ -413,7 +420,7 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 	c.rqOf(env, t)
 	se := taskSE(t)
-	if flags&sched.EnqueueWakeup != 0 {
+	if flags&sched.EnqueueWakeup != 0 && c.rfc.marks {
 		c.markWakeup(se, t.Wake)
 	}
 	for x := se; x != nil; x = x.parent {
@@ -431,7 +438,7 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
 	c.rqOf(env, t)
 	se := taskSE(t)
-	if flags&sched.DequeueSleep != 0 {
+	if flags&sched.DequeueSleep != 0 && c.rfc.marks {
 		clearMarks(se)
 	}
 	for x := se; x != nil; x = x.parent {
