@@ -163,7 +163,10 @@ type Class interface {
 	Dequeue(rq RQ, t *Task, flags int)
 	// CheckPreempt decides whether t, just enqueued on rq by a wakeup or
 	// a fork (WFFork) or a move, should preempt rq.Curr(), which is not
-	// nil (check_preempt_curr), and calls rq.Resched if so.
+	// nil (check_preempt_curr), and calls rq.Resched if so. t's Enqueue
+	// is the hook on rq just before, at the same instant (the kernel's
+	// wakeup updates rq->clock once for both), so a class may keep the
+	// clock that Enqueue read.
 	CheckPreempt(rq RQ, t *Task, wakeFlags int)
 	// PutPrev returns rq's running task prev (prev == rq.Curr()) to the
 	// class before a pick (put_prev_task): prev is still queued if it is

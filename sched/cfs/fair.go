@@ -538,9 +538,12 @@ func liftToMatch(se, pse *entity) (*entity, *entity) {
 	return se, pse
 }
 
-// CheckPreempt implements sched.Class (check_preempt_wakeup).
+// CheckPreempt implements sched.Class (check_preempt_wakeup). It keeps
+// the clock of the enqueue it follows at the same instant, as the kernel's
+// wakeup path updates rq->clock once for both: a refresh would read the
+// same time through one more interface call.
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	r := c.rqOf(env, p)
+	r := c.cpus[p.CPU]
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
