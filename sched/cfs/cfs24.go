@@ -266,8 +266,8 @@ func (c *CFS24) updateCurr(q *cfsRQ) {
 	cur.sumExec += d
 	cur.vruntime += c.calcDeltaFair(d, &cur.load)
 	v := cur.vruntime
-	if l := q.tree.leftmost(); l != nil {
-		v = sched.MinVruntime(v, l.vruntime)
+	if l, ok := q.tree.leftmostVruntime(); ok {
+		v = sched.MinVruntime(v, l)
 	}
 	q.minV = sched.MaxVruntime(q.minV, v)
 	cur.execStart = now

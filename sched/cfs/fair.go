@@ -289,22 +289,23 @@ func (c *CFS) chargeCurr(q *cfsRQ, cur *entity) {
 // are relative to it, and a clock that moved back would hand sleepers credit
 // twice.
 func (c *CFS) updateMinVruntime(q *cfsRQ) {
-	v := q.minV
 	curr := q.curr
 	// 6.1 counts curr only while it is queued, so a task going to sleep
 	// no longer holds the clock back.
 	if curr != nil && c.v61.on && !curr.onRQ {
 		curr = nil
 	}
-	if curr != nil {
+	l, ok := q.tree.leftmostVruntime()
+	var v uint64
+	switch {
+	case curr != nil && ok:
+		v = sched.MinVruntime(curr.vruntime, l)
+	case curr != nil:
 		v = curr.vruntime
-	}
-	if l := q.tree.leftmost(); l != nil {
-		if curr == nil {
-			v = l.vruntime
-		} else {
-			v = sched.MinVruntime(v, l.vruntime)
-		}
+	case ok:
+		v = l
+	default:
+		return
 	}
 	q.minV = sched.MaxVruntime(q.minV, v)
 }

@@ -1,6 +1,9 @@
 package cfs
 
-import "schedlab/internal/iheap"
+import (
+	"schedlab/internal/iheap"
+	"schedlab/sched"
+)
 
 // timeline holds a queue's waiting entities (never curr) in the order of the
 // kernel's red-black tree: by vruntime, and among equal vruntimes by
@@ -50,6 +53,18 @@ func (t *timeline) leftmost() *entity {
 		return p
 	}
 	return e
+}
+
+// leftmostVruntime is leftmost's vruntime, ok false for an empty timeline.
+// It needs no tie-break (equal vruntimes are the same answer), and takes
+// the heap's from its key, so update_min_vruntime reaches into no entity
+// but the pending one.
+func (t *timeline) leftmostVruntime() (v uint64, ok bool) {
+	v, ok = t.h.LeastKey()
+	if p := t.pend; p != nil && (!ok || sched.Before(p.vruntime, v)) {
+		return p.vruntime, true
+	}
+	return v, ok
 }
 
 // flush moves the pending entity into the heap.
