@@ -97,7 +97,11 @@ func (t *timeline) rightmost() *entity {
 }
 
 func (t *timeline) insert(e *entity) {
-	t.flush()
+	// Tested here, not only in flush, so that an insertion after the
+	// pending entity was picked (nothing to flush) costs no call.
+	if t.pend != nil {
+		t.flush()
+	}
 	t.seq++
 	e.seq = t.seq
 	// A queued entity's vruntime does not change until it is picked
