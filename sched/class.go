@@ -206,6 +206,16 @@ type Class interface {
 	MigrateTask(src, dst RQ, t *Task, wakeup bool)
 }
 
+// Clocked is implemented by a class that reads the time from the engine's
+// clock instead of calling RQ.Now on every hook (an interface call each).
+// The engine calls SetClock once, before any other hook, with the address
+// of its current time, which is what every RQ's Now returns for the whole
+// run. A class must still work with RQ.Now when no one calls SetClock (a
+// test's RQ, a wrapper between the engine and the class).
+type Clocked interface {
+	SetClock(now *int64)
+}
+
 // Checker is implemented by classes that can verify their own invariants
 // (monotonic min_vruntime, load sums, tree membership). The engine calls it
 // after every event when checking is on.

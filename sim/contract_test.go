@@ -246,7 +246,9 @@ const contractLoad = `{
 // documents, and every class works from those alone: given a new RQ value
 // at every call, each policy (with its hrtick too, where it has one) runs
 // the same simulation, event for event, as when it is given the engine's
-// own CPUs, and never touches a handle after its call returned.
+// own CPUs, and never touches a handle after its call returned. The
+// wrapper is no sched.Clocked, so a class that reads the engine's clock
+// (cfs) asks each RQ's Now instead: the two readings give the same run.
 func TestClassesUseOnlyTheRQsTheyAreGiven(t *testing.T) {
 	for _, policy := range sched.Profiles() {
 		prof, _ := sched.Lookup(policy)

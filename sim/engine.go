@@ -187,6 +187,9 @@ func New(cfg Config) (*Engine, error) {
 		e.checker, _ = class.(sched.Checker)
 	}
 	e.stack, _ = class.(*sched.Stack)
+	if k, ok := class.(sched.Clocked); ok {
+		k.SetClock(&e.now)
+	}
 	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}

@@ -91,6 +91,10 @@ type CFS struct {
 
 	rfc rfc
 	v61 linux61
+
+	// clock is the engine's current time, when it gave its address
+	// (sched.Clocked); nil: ask each hook's RQ.
+	clock *int64
 }
 
 // initialMinVruntime is where 2.6.35 starts every queue's virtual clock
@@ -139,11 +143,24 @@ func New(cfg *sched.Config) (sched.Class, error) {
 	return c, nil
 }
 
+// SetClock implements sched.Clocked.
+func (c *CFS) SetClock(now *int64) { c.clock = now }
+
+// now is the time update_rq_clock reads: the engine's clock through the
+// address it gave (SetClock), which saves an interface call on every
+// hook, or env.Now() when no one gave one (tests, wrappers).
+func (c *CFS) now(env sched.RQ) uint64 {
+	if c.clock != nil {
+		return uint64(*c.clock)
+	}
+	return uint64(env.Now())
+}
+
 // rq returns the fair run queue of env's CPU and refreshes its clock
 // (update_rq_clock), as every core-scheduler entry point does.
 func (c *CFS) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
-	r.clock = uint64(env.Now())
+	r.clock = c.now(env)
 	return r
 }
 
@@ -152,28 +169,17 @@ func (c *CFS) rq(env sched.RQ) *cpuRQ {
 func (c *CFS) schedClock(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
 	if !r.skipClock {
-		r.clock = uint64(env.Now())
+		r.clock = c.now(env)
 	}
 	return r
 }
 
-// rqOf and schedClockOf are rq and schedClock for a hook that names a task
-// on env's CPU (t.CPU == env.CPU(), as sched.Class promises for every such
-// hook): the task says which queue, which saves one of the two interface
-// calls on every enqueue, dequeue, wakeup check, put and tick.
-func (c *CFS) rqOf(env sched.RQ, t *sched.Task) *cpuRQ {
-	r := c.cpus[t.CPU]
-	r.clock = uint64(env.Now())
-	return r
-}
-
-func (c *CFS) schedClockOf(env sched.RQ, t *sched.Task) *cpuRQ {
-	r := c.cpus[t.CPU]
-	if !r.skipClock {
-		r.clock = uint64(env.Now())
-	}
-	return r
-}
+// rqOf is the fair run queue of a hook that names a task on env's CPU
+// (t.CPU == env.CPU(), as sched.Class promises for every such hook): the
+// task says which queue, which saves the env.CPU() interface call. The
+// hooks refresh its clock themselves (r.clock = c.now(env)): with the
+// refresh in here it would no longer inline.
+func (c *CFS) rqOf(t *sched.Task) *cpuRQ { return c.cpus[t.CPU] }
 
 func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 
@@ -419,7 +425,7 @@ func (c *CFS) dequeueEntity(q *cfsRQ, se *entity, flags int) {
 // Enqueue implements sched.Class (enqueue_task_fair). Every group
 // entity that joins its parent queue is placed like a waking sleeper.
 func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
-	c.rqOf(env, t)
+	c.rqOf(t).clock = c.now(env)
 	se := taskSE(t)
 	if flags&sched.EnqueueWakeup != 0 && c.rfc.marks {
 		c.markWakeup(se, t.Wake)
@@ -437,7 +443,7 @@ func (c *CFS) Enqueue(env sched.RQ, t *sched.Task, flags int) {
 // Dequeue implements sched.Class (dequeue_task_fair). A group whose
 // queue empties leaves its parent as a sleeper, never normalized.
 func (c *CFS) Dequeue(env sched.RQ, t *sched.Task, flags int) {
-	c.rqOf(env, t)
+	c.rqOf(t).clock = c.now(env)
 	se := taskSE(t)
 	if flags&sched.DequeueSleep != 0 && c.rfc.marks {
 		clearMarks(se)
@@ -544,7 +550,7 @@ func liftToMatch(se, pse *entity) (*entity, *entity) {
 // wakeup path updates rq->clock once for both: a refresh would read the
 // same time through one more interface call.
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	r := c.cpus[p.CPU]
+	r := c.rqOf(p)
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
@@ -658,7 +664,9 @@ func (c *CFS) PickNext(env sched.RQ) *sched.Task {
 // here. 2.6.37 made the skip test the running task (1e5a74059f9,
 // f26f9aff6aa), which the EEVDF class models.
 func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
-	c.schedClockOf(env, prev)
+	if r := c.rqOf(prev); !r.skipClock { // schedClock
+		r.clock = c.now(env)
+	}
 	se := taskSE(prev)
 	if se.startNice && !c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q) // charge the run at the penalty weight first
@@ -678,7 +686,7 @@ func (c *CFS) PutPrev(env sched.RQ, prev *sched.Task) {
 
 // Tick implements sched.Class (task_tick_fair).
 func (c *CFS) Tick(env sched.RQ, curr *sched.Task, queued bool) {
-	c.rqOf(env, curr)
+	c.rqOf(curr).clock = c.now(env)
 	if se := taskSE(curr); se.startNice && c.rfc.startNiceEndSlice {
 		c.updateCurr(se.q)
 		if se.sumExec-se.sumAtFork > c.schedSlice(se.q, se) {
@@ -813,7 +821,7 @@ func (c *CFS) updateHRTick(env sched.RQ) {
 func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
 	r := c.cpus[env.CPU()]
 	if !c.staleForkClock {
-		r.clock = uint64(env.Now())
+		r.clock = c.now(env)
 	}
 	se := taskSE(child)
 	var q *cfsRQ
