@@ -301,17 +301,13 @@ func (c *CFS) updateMinVruntime(q *cfsRQ) {
 	if curr != nil && c.v61.on && !curr.onRQ {
 		curr = nil
 	}
-	l, ok := q.tree.leftmostVruntime()
-	var v uint64
-	switch {
-	case curr != nil && ok:
-		v = sched.MinVruntime(curr.vruntime, l)
-	case curr != nil:
-		v = curr.vruntime
-	case ok:
-		v = l
-	default:
-		return
+	// Empty, the timeline answers v itself: curr's vruntime, or the clock
+	// (which then stays).
+	v := q.minV
+	if curr != nil {
+		v = sched.MinVruntime(curr.vruntime, q.tree.leftmostVruntime(curr.vruntime))
+	} else {
+		v = q.tree.leftmostVruntime(v)
 	}
 	q.minV = sched.MaxVruntime(q.minV, v)
 }
@@ -550,7 +546,6 @@ func liftToMatch(se, pse *entity) (*entity, *entity) {
 // wakeup path updates rq->clock once for both: a refresh would read the
 // same time through one more interface call.
 func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
-	r := c.rqOf(p)
 	curr := env.Curr()
 	if curr == nil {
 		env.Resched()
@@ -561,7 +556,7 @@ func (c *CFS) CheckPreempt(env sched.RQ, p *sched.Task, wakeFlags int) {
 		// check_preempt_curr (since 2.6.37): a queue event that leaves
 		// the running task marked saves schedule()'s clock update.
 		if taskSE(curr).onRQ && env.NeedResched() {
-			r.skipClock = true
+			c.rqOf(p).skipClock = true
 		}
 		return
 	}

@@ -55,16 +55,22 @@ func (t *timeline) leftmost() *entity {
 	return e
 }
 
-// leftmostVruntime is leftmost's vruntime, ok false for an empty timeline.
+// leftmostVruntime is leftmost's vruntime, or v for an empty timeline.
 // It needs no tie-break (equal vruntimes are the same answer), and takes
 // the heap's from its key, so update_min_vruntime reaches into no entity
 // but the pending one.
-func (t *timeline) leftmostVruntime() (v uint64, ok bool) {
-	v, ok = t.h.LeastKey()
-	if p := t.pend; p != nil && (!ok || sched.Before(p.vruntime, v)) {
-		return p.vruntime, true
+func (t *timeline) leftmostVruntime(v uint64) uint64 {
+	p := t.pend
+	if k, ok := t.h.LeastKey(); ok {
+		if p != nil && sched.Before(p.vruntime, k) {
+			return p.vruntime
+		}
+		return k
 	}
-	return v, ok
+	if p != nil {
+		return p.vruntime
+	}
+	return v
 }
 
 // flush moves the pending entity into the heap.

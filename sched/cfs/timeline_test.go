@@ -70,7 +70,7 @@ func TestTimelineIsASortedList(t *testing.T) {
 			t.Fatalf("step %d: len %d, want %d", step, tl.len(), len(s))
 		}
 		if len(s) == 0 {
-			if _, ok := tl.leftmostVruntime(); ok || tl.leftmost() != nil || tl.rightmost() != nil || tl.second() != nil {
+			if tl.leftmostVruntime(7) != 7 || tl.leftmost() != nil || tl.rightmost() != nil || tl.second() != nil {
 				t.Fatalf("step %d: an empty timeline has entities", step)
 			}
 			continue
@@ -78,7 +78,7 @@ func TestTimelineIsASortedList(t *testing.T) {
 		if tl.leftmost() != s[0] || tl.rightmost() != s[len(s)-1] {
 			t.Fatalf("step %d: leftmost or rightmost is not the list's", step)
 		}
-		if v, ok := tl.leftmostVruntime(); !ok || v != s[0].vruntime {
+		if v := tl.leftmostVruntime(s[0].vruntime + 1); v != s[0].vruntime {
 			t.Fatalf("step %d: leftmost's vruntime %d, want %d", step, v, s[0].vruntime)
 		}
 		if want := (*entity)(nil); len(s) > 1 && tl.second() != s[1] || len(s) == 1 && tl.second() != want {
