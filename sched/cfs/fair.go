@@ -9,31 +9,43 @@ import (
 )
 
 // entity is a sched_entity: a task's, or a task group's on one CPU.
+//
+// What a wakeup reads and writes of the wakee's entity (its enqueue and
+// placement, the wakeup check, the timeline's insertion) fills the first
+// of its two cache lines, and the run accounting that its pick and its
+// runs touch the second: with thousands of tasks a wakee's entity is
+// cold, and the enqueue missed on both lines. (A task that runs soon
+// after its wakeup still touches both; one that waits in a long queue
+// touches the second only when picked. Cachegrind: 1,024 CPUs × 40
+// tasks 25.6 → 24.7 L1d misses an event, 10,000 tasks on 1 CPU 5.25 →
+// 5.12.) An entity is 128 bytes (padded to it), a size class whose
+// objects start on a line; idx is an int32 to fit the first line.
 type entity struct {
-	load      sched.LoadWeight
-	vruntime  uint64
+	vruntime uint64
+	load     sched.LoadWeight
+	q        *cfsRQ      // the queue this entity is queued on
+	parent   *entity     // the group entity one level up; nil at the root queue
+	task     *sched.Task // nil for a group entity
+	seq      uint64      // insertion number in q's timeline: FIFO among equal vruntimes
+	idx      int32       // handle in q's timeline, −1 when not in it
+	onRQ     bool
+	// idleCounted: counted in q.idleNr (a SCHED_IDLE task when queued).
+	idleCounted bool
+
 	sumExec   uint64
 	prevSum   uint64 // sumExec when last picked: the start of the current slice
 	execStart uint64
-	onRQ      bool
-
-	parent *entity // the group entity one level up; nil at the root queue
-	q      *cfsRQ  // the queue this entity is queued on
-	my     *cfsRQ  // a group entity's own queue; nil for a task
-	task   *sched.Task
-
-	idx int    // handle in q's timeline, −1 when not in it
-	seq uint64 // insertion number in q's timeline: FIFO among equal vruntimes
-
-	idleCounted bool // counted in q.idleNr (a SCHED_IDLE task when queued)
+	my        *cfsRQ // a group entity's own queue; nil for a task
 
 	// State of the 2010 RFC reconstructions (rfc.go).
 	marks     sched.WakeMarks
 	startNice bool   // running at START_NICE's temporary weight
 	sumAtFork uint64 // sumExec when the START_NICE penalty began
+
+	_ [128 - 112]byte
 }
 
-func (se *entity) isTask() bool { return se.my == nil }
+func (se *entity) isTask() bool { return se.task != nil }
 
 // cfsRQ is a cfs_rq: the queue of one task group (or the root) on one CPU.
 type cfsRQ struct {

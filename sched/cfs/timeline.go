@@ -77,7 +77,7 @@ func (t *timeline) leftmostVruntime(v uint64) uint64 {
 func (t *timeline) flush() {
 	if p := t.pend; p != nil {
 		t.pend = nil
-		p.idx = t.h.Push(p, p.vruntime, p.seq)
+		p.idx = int32(t.h.Push(p, p.vruntime, p.seq))
 	}
 }
 
@@ -121,17 +121,17 @@ func (t *timeline) remove(e *entity) {
 		t.pend = nil
 	case p != nil:
 		t.pend = nil
-		t.h.Replace(e.idx, p, p.vruntime, p.seq)
+		t.h.Replace(int(e.idx), p, p.vruntime, p.seq)
 		p.idx = e.idx
 	default:
-		t.h.Remove(e.idx)
+		t.h.Remove(int(e.idx))
 	}
 	e.idx = -1
 }
 
 // contains reports whether e is in this timeline (for invariant checks).
 func (t *timeline) contains(e *entity) bool {
-	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, e.idx)
+	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, int(e.idx))
 }
 
 // second returns the entity after the leftmost in tree order, or nil
