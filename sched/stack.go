@@ -229,6 +229,15 @@ func NewStack(cfg *Config, used []uapi.Policy) (Class, error) {
 	return s, nil
 }
 
+// SetClock implements Clocked for the classes that are.
+func (s *Stack) SetClock(now *int64) {
+	for _, c := range s.classes {
+		if k, ok := c.(Clocked); ok {
+			k.SetClock(now)
+		}
+	}
+}
+
 // Classes returns the stacked classes, highest first.
 func (s *Stack) Classes() []Class { return s.classes }
 

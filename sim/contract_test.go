@@ -21,11 +21,19 @@ type contractClass struct {
 	inner      sched.Class
 	calls      map[string]int
 	pendingPut map[int]bool // CPUs between PutPrev and PickNext
+	// enqueued is, per CPU, the task of the last Enqueue there and its
+	// time, until the next hook on that CPU: CheckPreempt's t.
+	enqueued   map[int]enqueue
 	violations []string
 }
 
+type enqueue struct {
+	t   *sched.Task
+	now int64
+}
+
 func newContract(inner sched.Class) *contractClass {
-	return &contractClass{inner: inner, calls: map[string]int{}, pendingPut: map[int]bool{}}
+	return &contractClass{inner: inner, calls: map[string]int{}, pendingPut: map[int]bool{}, enqueued: map[int]enqueue{}}
 }
 
 func (c *contractClass) fail(format string, args ...any) {
@@ -62,6 +70,7 @@ func (c *contractClass) handle(hook string, rq sched.RQ) *callRQ {
 	if hook != "PickNext" && c.pendingPut[rq.CPU()] {
 		c.fail("%s on cpu %d between PutPrev and PickNext", hook, rq.CPU())
 	}
+	delete(c.enqueued, rq.CPU())
 	return &callRQ{rq: rq, hook: hook, c: c}
 }
 
@@ -108,6 +117,7 @@ func (c *contractClass) Enqueue(rq sched.RQ, t *sched.Task, flags int) {
 	r := c.handle("Enqueue", rq)
 	c.inner.Enqueue(r, t, flags)
 	r.done = true
+	c.enqueued[rq.CPU()] = enqueue{t, rq.Now()}
 }
 
 func (c *contractClass) Dequeue(rq sched.RQ, t *sched.Task, flags int) {
@@ -125,6 +135,9 @@ func (c *contractClass) CheckPreempt(rq sched.RQ, t *sched.Task, wakeFlags int) 
 	c.on("CheckPreempt", rq, t)
 	if rq.Curr() == nil {
 		c.fail("CheckPreempt on idle cpu %d", rq.CPU())
+	}
+	if e := c.enqueued[rq.CPU()]; e.t != t || e.now != rq.Now() {
+		c.fail("CheckPreempt of pid %d on cpu %d without its Enqueue just before", t.PID, rq.CPU())
 	}
 	c.calls["CheckPreempt"]++
 	r := c.handle("CheckPreempt", rq)
@@ -233,7 +246,9 @@ const contractLoad = `{
 // documents, and every class works from those alone: given a new RQ value
 // at every call, each policy (with its hrtick too, where it has one) runs
 // the same simulation, event for event, as when it is given the engine's
-// own CPUs, and never touches a handle after its call returned.
+// own CPUs, and never touches a handle after its call returned. The
+// wrapper is no sched.Clocked, so a class that reads the engine's clock
+// (cfs) asks each RQ's Now instead: the two readings give the same run.
 func TestClassesUseOnlyTheRQsTheyAreGiven(t *testing.T) {
 	for _, policy := range sched.Profiles() {
 		prof, _ := sched.Lookup(policy)

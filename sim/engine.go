@@ -194,6 +194,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.stack, _ = class.(*sched.Stack)
 	e.everyEvent = e.stack != nil || cfg.Check
+	if k, ok := class.(sched.Clocked); ok {
+		k.SetClock(&e.now)
+	}
 	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}

@@ -56,6 +56,14 @@ func (q *Heap[E]) MinKey() (e E, key, seq uint64, ok bool) {
 	return q.elems[q.h[0].id], q.h[0].key, q.h[0].seq, true
 }
 
+// LeastKey returns the smallest key alone, without reading the element.
+func (q *Heap[E]) LeastKey() (key uint64, ok bool) {
+	if len(q.h) == 0 {
+		return 0, false
+	}
+	return q.h[0].key, true
+}
+
 // At returns the element at position i, for iteration in heap order.
 func (q *Heap[E]) At(i int) E { return q.elems[q.h[i].id] }
 

@@ -81,6 +81,9 @@ func TestAgainstSortedList(t *testing.T) {
 			if _, k, s, _ := h.MinKey(); k != list[0].key || s != list[0].seq {
 				t.Fatalf("step %d: MinKey (%d, %d)", step, k, s)
 			}
+			if k, ok := h.LeastKey(); !ok || k != list[0].key {
+				t.Fatalf("step %d: LeastKey %d", step, k)
+			}
 		}
 		seen := map[*item]bool{}
 		for i := 0; i < h.Len(); i++ {

@@ -266,9 +266,7 @@ func (c *CFS24) updateCurr(q *cfsRQ) {
 	cur.sumExec += d
 	cur.vruntime += c.calcDeltaFair(d, &cur.load)
 	v := cur.vruntime
-	if l := q.tree.leftmost(); l != nil {
-		v = sched.MinVruntime(v, l.vruntime)
-	}
+	v = sched.MinVruntime(v, q.tree.leftmostVruntime(v))
 	q.minV = sched.MaxVruntime(q.minV, v)
 	cur.execStart = now
 }

@@ -2,6 +2,7 @@ package cfs
 
 import (
 	"testing"
+	"unsafe"
 
 	"schedlab/sched"
 )
@@ -326,5 +327,26 @@ func TestTimelineFIFOTies(t *testing.T) {
 	tl.insert(x)
 	if tl.leftmost() != x {
 		t.Fatal("ordering is not wrap-safe")
+	}
+}
+
+// The entity's layout (see entity): what a wakeup touches lies in the
+// first cache line, and the entity fills a 128-byte size class, whose
+// objects start on a line.
+func TestEntityLayout(t *testing.T) {
+	var se entity
+	if s := unsafe.Sizeof(se); s != 128 {
+		t.Errorf("entity is %d bytes, want 128", s)
+	}
+	for name, end := range map[string]uintptr{
+		"vruntime": unsafe.Offsetof(se.vruntime) + 8, "load": unsafe.Offsetof(se.load) + 16,
+		"q": unsafe.Offsetof(se.q) + 8, "parent": unsafe.Offsetof(se.parent) + 8,
+		"task": unsafe.Offsetof(se.task) + 8, "seq": unsafe.Offsetof(se.seq) + 8,
+		"idx": unsafe.Offsetof(se.idx) + 4, "onRQ": unsafe.Offsetof(se.onRQ) + 1,
+		"idleCounted": unsafe.Offsetof(se.idleCounted) + 1,
+	} {
+		if end > 64 {
+			t.Errorf("entity.%s ends at byte %d, past the first cache line", name, end)
+		}
 	}
 }

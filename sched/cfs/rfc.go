@@ -87,8 +87,11 @@ func rfcTunables() []sched.Tunable {
 
 // rfc holds the switches of the RFC features for one run.
 type rfc struct {
-	interactive, timer     bool
-	ife, tfe               bool
+	interactive, timer bool
+	ife, tfe           bool
+	// marks: one of the four features above reads the wakeup marks; with
+	// none on, nothing does, and the hooks leave them unset.
+	marks                  bool
 	startNice              bool
 	startNiceDelta         int
 	startNiceEndSlice      bool
@@ -106,6 +109,7 @@ func newRFC(cfg *sched.Config) rfc {
 		startNice:   cfg.Features[StartNice],
 		cptFix:      cfg.Features[CPTFix],
 	}
+	r.marks = r.interactive || r.timer || r.ife || r.tfe
 	if r.startNice {
 		r.startNiceDelta = int(cfg.Tunables[StartNiceDelta])
 		r.startNiceEndSlice = cfg.Tunables[StartNiceEnd] == startNiceEndSlice

@@ -1,6 +1,9 @@
 package cfs
 
-import "schedlab/internal/iheap"
+import (
+	"schedlab/internal/iheap"
+	"schedlab/sched"
+)
 
 // timeline holds a queue's waiting entities (never curr) in the order of the
 // kernel's red-black tree: by vruntime, and among equal vruntimes by
@@ -52,11 +55,29 @@ func (t *timeline) leftmost() *entity {
 	return e
 }
 
+// leftmostVruntime is leftmost's vruntime, or v for an empty timeline.
+// It needs no tie-break (equal vruntimes are the same answer), and takes
+// the heap's from its key, so update_min_vruntime reaches into no entity
+// but the pending one.
+func (t *timeline) leftmostVruntime(v uint64) uint64 {
+	p := t.pend
+	if k, ok := t.h.LeastKey(); ok {
+		if p != nil && sched.Before(p.vruntime, k) {
+			return p.vruntime
+		}
+		return k
+	}
+	if p != nil {
+		return p.vruntime
+	}
+	return v
+}
+
 // flush moves the pending entity into the heap.
 func (t *timeline) flush() {
 	if p := t.pend; p != nil {
 		t.pend = nil
-		p.idx = t.h.Push(p, p.vruntime, p.seq)
+		p.idx = int32(t.h.Push(p, p.vruntime, p.seq))
 	}
 }
 
@@ -82,7 +103,11 @@ func (t *timeline) rightmost() *entity {
 }
 
 func (t *timeline) insert(e *entity) {
-	t.flush()
+	// Tested here, not only in flush, so that an insertion after the
+	// pending entity was picked (nothing to flush) costs no call.
+	if t.pend != nil {
+		t.flush()
+	}
 	t.seq++
 	e.seq = t.seq
 	// A queued entity's vruntime does not change until it is picked
@@ -96,17 +121,17 @@ func (t *timeline) remove(e *entity) {
 		t.pend = nil
 	case p != nil:
 		t.pend = nil
-		t.h.Replace(e.idx, p, p.vruntime, p.seq)
+		t.h.Replace(int(e.idx), p, p.vruntime, p.seq)
 		p.idx = e.idx
 	default:
-		t.h.Remove(e.idx)
+		t.h.Remove(int(e.idx))
 	}
 	e.idx = -1
 }
 
 // contains reports whether e is in this timeline (for invariant checks).
 func (t *timeline) contains(e *entity) bool {
-	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, e.idx)
+	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, int(e.idx))
 }
 
 // second returns the entity after the leftmost in tree order, or nil

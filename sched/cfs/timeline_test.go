@@ -70,13 +70,16 @@ func TestTimelineIsASortedList(t *testing.T) {
 			t.Fatalf("step %d: len %d, want %d", step, tl.len(), len(s))
 		}
 		if len(s) == 0 {
-			if tl.leftmost() != nil || tl.rightmost() != nil || tl.second() != nil {
+			if tl.leftmostVruntime(7) != 7 || tl.leftmost() != nil || tl.rightmost() != nil || tl.second() != nil {
 				t.Fatalf("step %d: an empty timeline has entities", step)
 			}
 			continue
 		}
 		if tl.leftmost() != s[0] || tl.rightmost() != s[len(s)-1] {
 			t.Fatalf("step %d: leftmost or rightmost is not the list's", step)
+		}
+		if v := tl.leftmostVruntime(s[0].vruntime + 1); v != s[0].vruntime {
+			t.Fatalf("step %d: leftmost's vruntime %d, want %d", step, v, s[0].vruntime)
 		}
 		if want := (*entity)(nil); len(s) > 1 && tl.second() != s[1] || len(s) == 1 && tl.second() != want {
 			t.Fatalf("step %d: second is not the list's", step)
