@@ -11,7 +11,8 @@ import (
 )
 
 // The queue fires live timers in (when, arming order), drops cancelled
-// and re-armed entries, frees timer numbers with their entry, and
+// and re-armed entries, lets a timer keep its number while unarmed until
+// it is forgotten (then gives it back, at once or when it fires), and
 // keeps all of it across a renumbering of the arming counter, with the
 // far buckets from one ns (nearly every timer far) to more than every
 // timer's span (all near), blocks of buckets from two (most far timers
@@ -47,7 +48,7 @@ func TestEventQueueOrder(t *testing.T) {
 		var fired []*timer
 		now := int64(0)
 		order := uint64(0) // arming order, independent of q.seq
-		farSeen, ring1Seen, lateSeen, r0Seen, joins := 0, 0, 0, 0, 0
+		farSeen, ring1Seen, lateSeen, r0Seen, joins, forgot := 0, 0, 0, 0, 0, 0
 		for step := 0; step < 20000; step++ {
 			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
 			r0Seen = max(r0Seen, q.r0)
@@ -64,6 +65,13 @@ func TestEventQueueOrder(t *testing.T) {
 				live[tm] = want{when, order, tm}
 			case r < 6:
 				tm := &timers[rng.IntN(len(timers))]
+				if rng.IntN(8) == 0 {
+					// Its owner is gone: armed, it still fires, and its
+					// number goes back then.
+					q.forget(tm)
+					forgot++
+					continue
+				}
 				q.cancel(tm)
 				delete(live, tm)
 			default:
@@ -94,13 +102,28 @@ func TestEventQueueOrder(t *testing.T) {
 				now = got.when
 				delete(live, got)
 				fired = append(fired, got)
+				if got.once {
+					// As a recycled Task's: its number must be back.
+					*got = timer{}
+				}
 			}
 		}
 		for q.peek() != nil {
 			q.pop()
 		}
-		if len(q.h)+q.farLen() != 0 || len(q.free) != len(q.timers) {
-			t.Errorf("drained: %d entries, %d of %d numbers free", len(q.h)+q.farLen(), len(q.free), len(q.timers))
+		if len(q.h)+q.farLen() != 0 {
+			t.Errorf("drained: %d entries", len(q.h)+q.farLen())
+		}
+		// Unarmed timers keep their numbers until forgotten; then every
+		// number is free and the table names no timer.
+		for i := range timers {
+			if timers[i].id != 0 && q.timers[timers[i].id] != &timers[i] {
+				t.Errorf("timer %d has number %d, which names another", i, timers[i].id)
+			}
+			q.forget(&timers[i])
+		}
+		if len(q.free) != len(q.timers)-1 || slices.ContainsFunc(q.timers, func(t *timer) bool { return t != nil }) {
+			t.Errorf("forgotten: %d of %d numbers free", len(q.free), len(q.timers)-1)
 		}
 		for k := range q.ring0 {
 			if len(q.ring0[k]) > 0 || q.full0.Has(k) || len(q.ring1[k]) > 0 || q.full1.Has(k) {
@@ -110,7 +133,7 @@ func TestEventQueueOrder(t *testing.T) {
 		if q.n0 != 0 || q.n1 != 0 {
 			t.Errorf("drained: the rings count %d and %d entries", q.n0, q.n1)
 		}
-		if len(q.timers) > len(timers) {
+		if len(q.timers) > len(timers)+1 {
 			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
 		}
 		if nearWrap && q.seq > 1<<20 {
@@ -130,6 +153,9 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 		if c.split == 40 && joins == 0 {
 			t.Errorf("split at %d, joined at %d: never joined", c.split, c.join)
+		}
+		if forgot < 100 {
+			t.Errorf("only %d timers forgotten", forgot)
 		}
 		if len(fired) < 1000 {
 			t.Errorf("only %d timers fired", len(fired))

@@ -8,7 +8,9 @@ package sim
 // life left behind. What can still name a dead task:
 //   - its own timers, in the event queue while armed: a task is
 //     recycled only with none armed (a dead task's expiry is the engine's
-//     to ignore, which recycling must not change).
+//     to ignore, which recycling must not change). The queue's table of
+//     timer numbers, which a timer keeps while unarmed, lets go of them
+//     when the task is released (eventQueue.forget).
 //   - a POSIX timer, whose owner and waiter are compared by pointer
 //     (posixTimerFor) and whose owner's PID goes into its marks: a task
 //     that a POSIX timer names (pins > 0) is never recycled.
@@ -46,6 +48,11 @@ var recycleTasks = true
 // recycled after the current event unless a POSIX timer or a mutex names
 // it or one of its timers is still armed.
 func (e *Engine) released(t *Task) {
+	// Timers keep their queue numbers while unarmed; a dead task's go
+	// back (an armed one's when it fires), whether or not it is recycled.
+	e.q.forget(&t.doneT)
+	e.q.forget(&t.wakeT)
+	e.q.forget(&t.startT)
 	if t.pins != 0 || t.doneT.armed() || t.wakeT.armed() || t.startT.armed() {
 		return
 	}
