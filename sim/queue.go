@@ -89,8 +89,14 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // the earliest timer is the near heap's and the order is the whole
 // heap's. A queue of a few dozen
 // timers (the seed loads) stays whole: the split's own work cost it 3 %
-// of its instructions.
+// of its instructions. A whole queue of fewer than runMax timers (the seed
+// loads keep three to eight) is not a heap but a sorted run (sortedRun).
 type eventQueue struct {
+	// big: the entries are in h (and, split, the far parts), not in run;
+	// the queue grows out of the run at runMax entries and goes back to
+	// it, whole, at runMin.
+	big    bool
+	run    sortedRun
 	h      heap4
 	timers []*timer // by id; nil: free
 	pos    []int32  // by id: the index of its entry in h, its bucket or late
@@ -125,6 +131,10 @@ type eventQueue struct {
 	// that split and join the queue (splitAt and joinAt when 0).
 	blockBits, ringBits, ring0Bits, per int
 	splitN, joinN                       int
+	// runN and heapN: the sizes that end and begin the run (runMax and
+	// runMin when 0; tests set others); runTop is the first, or splitN
+	// if less, set with the first number.
+	runN, heapN, runTop int
 	// dead: the near heap's root is the entry of the timer popped last,
 	// not yet taken out. Nearly every event arms a timer before the
 	// next peek (a tick its next tick, a task's work its next piece),
@@ -161,6 +171,12 @@ const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 7, 32
 // joinAt in all.
 const splitAt, joinAt = 512, 128
 
+// The run becomes a heap at runMax entries (an arming's shifts, up to a
+// quarter of them on average, then cost what a sift-down does), and a
+// whole heap becomes a run again at runMin, apart enough that a queue
+// does not go back and forth.
+const runMax, runMin = 32, 12
+
 type entry struct {
 	when int64
 	key  uint64 // seq<<idBits | id: seq is unique, so key orders as seq
@@ -184,6 +200,21 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		q.renumber()
 	}
 	q.seq++
+	if t.id == 0 {
+		q.number(t)
+	}
+	if !q.big {
+		if t.armed() {
+			q.run.remove(t.key())
+		}
+		t.when, t.seq = when, q.seq
+		q.run.insert(entry{when: when, key: t.key()})
+		if q.run.len() >= q.runTop {
+			q.toHeap()
+			q.maybeSplit()
+		}
+		return
+	}
 	wasArmed, old := t.armed(), t.when
 	t.when, t.seq = when, q.seq
 	far := q.split && when >= q.horizon
@@ -204,9 +235,6 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		}
 		return
 	}
-	if t.id == 0 {
-		q.number(t)
-	}
 	s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
 	if q.split {
 		if far {
@@ -224,9 +252,42 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	}
 	q.h = append(q.h, entry{})
 	q.h.up(q.pos, len(q.h)-1, s)
+	q.maybeSplit()
+}
+
+// key returns an armed timer's entry's key.
+func (t *timer) key() uint64 { return t.seq<<idBits | uint64(t.id) }
+
+// maybeSplit splits a whole heap that has grown to splitAt.
+func (q *eventQueue) maybeSplit() {
 	if !q.split && (len(q.h) >= splitAt || q.splitN > 0 && len(q.h) >= q.splitN) {
 		q.splitHeap()
 	}
+}
+
+// toHeap moves the run's entries to the heap, which is empty: in order,
+// they are a heap.
+func (q *eventQueue) toHeap() {
+	q.big = true
+	q.h = append(q.h[:0], q.run.buf[q.run.head:q.run.tail]...)
+	for i := range q.h {
+		q.pos[q.h[i].id()] = int32(i)
+	}
+	q.run.head = q.run.tail
+}
+
+// maybeRun makes a whole heap that has shrunk to runMin a run again.
+// The heap must have no dead root (bury).
+func (q *eventQueue) maybeRun() {
+	if q.split || len(q.h) > cmp.Or(q.heapN, runMin) {
+		return
+	}
+	q.big = false
+	q.run.head = q.run.tail
+	for _, s := range q.h {
+		q.run.insert(s)
+	}
+	q.h = q.h[:0]
 }
 
 // place files a far entry (due at or after the horizon) in its bucket
@@ -355,12 +416,18 @@ func (q *eventQueue) cancel(t *timer) {
 }
 
 func (q *eventQueue) disarm(t *timer) {
+	if !q.big {
+		q.run.remove(t.key())
+		q.release(t)
+		return
+	}
 	q.bury()
 	if q.split && q.where[t.id] != inNear {
 		q.unplace(t.id, int(q.pos[t.id]), t.when)
 	} else {
 		q.h.removeAt(q.pos, int(q.pos[t.id]))
 		q.refill()
+		q.maybeRun()
 	}
 	q.release(t)
 }
@@ -378,6 +445,10 @@ func (q *eventQueue) number(t *timer) {
 	} else {
 		if len(q.timers) == 0 {
 			q.grow() // number 0 means none
+			q.runTop = cmp.Or(q.runN, runMax)
+			if q.splitN > 0 {
+				q.runTop = min(q.runTop, q.splitN)
+			}
 		}
 		if len(q.timers) == 1<<idBits {
 			panic("sim: more than 2^24 timers")
@@ -423,7 +494,16 @@ func (q *eventQueue) giveBack(t *timer) {
 // heap is empty only when the far parts are (refill). (With the dead
 // root's check peek is no longer inlined; that cost nothing measurable.)
 func (q *eventQueue) peek() *timer {
-	q.bury()
+	if q.dead {
+		q.bury()
+		q.maybeRun()
+	}
+	if !q.big {
+		if q.run.len() == 0 {
+			return nil
+		}
+		return q.timers[q.run.first().id()]
+	}
 	if len(q.h) == 0 {
 		return nil
 	}
@@ -545,6 +625,12 @@ func (q *eventQueue) gather() []entry {
 // pop removes and returns the earliest timer; peek must have found it.
 // A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
+	if !q.big {
+		t := q.timers[q.run.first().id()]
+		q.run.popFirst()
+		q.release(t)
+		return t
+	}
 	q.bury()
 	t := q.timers[q.h[0].id()]
 	if q.split {
@@ -649,6 +735,9 @@ func (h heap4) down(pos []int32, i int, s entry) {
 // and each timer its entry's new number, when 2^40 armings have used up
 // seq's bits: the order stays as it was.
 func (q *eventQueue) renumber() {
+	if !q.big {
+		q.toHeap()
+	}
 	all := append(q.h, q.gather()...)
 	slices.SortFunc(all, func(a, b entry) int {
 		if a.less(&b) {
@@ -683,4 +772,5 @@ func (q *eventQueue) renumber() {
 		q.place(s)
 	}
 	q.refill()
+	q.maybeRun()
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
@@ -26,15 +27,17 @@ func TestEventQueueOrder(t *testing.T) {
 		bits, ring  int // log2 of the finest bucket and of the rings; 0, 0: the defaults
 		split, join int
 		past        bool
-	}{{false, 0, 0, 0, 0, false}, {true, 0, 0, 0, 0, false}, {false, 0, 0, 1, 1, false}, {false, 0, 1, 1, 1, false}, {true, 0, 1, 1, 1, false},
-		{false, 0, 11, 1, 1, false}, {false, 5, 1, 1, 1, false}, {true, 5, 3, 1, 1, false}, {false, 6, 6, 1, 1, false}, {false, 3, 3, 1, 1, false},
-		{false, 6, 2, 40, 60, false}, {true, 6, 2, 40, 60, false}, {false, 9, 1, 1, 1, false}, {true, 9, 4, 1, 1, false},
-		{false, 0, 0, 0, 0, true}, {true, 0, 0, 0, 0, true}, {false, 6, 2, 40, 60, true}, {false, 0, 3, 1, 1, true}} {
+		run, heap   int // the sizes that end and begin the sorted run; 0, 0: the defaults
+	}{{false, 0, 0, 0, 0, false, 0, 0}, {true, 0, 0, 0, 0, false, 0, 0}, {false, 0, 0, 1, 1, false, 0, 0}, {false, 0, 1, 1, 1, false, 0, 0}, {true, 0, 1, 1, 1, false, 0, 0},
+		{false, 0, 11, 1, 1, false, 0, 0}, {false, 5, 1, 1, 1, false, 0, 0}, {true, 5, 3, 1, 1, false, 0, 0}, {false, 6, 6, 1, 1, false, 0, 0}, {false, 3, 3, 1, 1, false, 0, 0},
+		{false, 6, 2, 40, 60, false, 0, 0}, {true, 6, 2, 40, 60, false, 0, 0}, {false, 9, 1, 1, 1, false, 0, 0}, {true, 9, 4, 1, 1, false, 0, 0},
+		{false, 0, 0, 0, 0, true, 0, 0}, {true, 0, 0, 0, 0, true, 0, 0}, {false, 6, 2, 40, 60, true, 0, 0}, {false, 0, 3, 1, 1, true, 0, 0},
+		{false, 0, 0, 0, 0, false, 50, 20}, {true, 0, 0, 0, 0, true, 50, 20}, {false, 0, 0, 0, 0, false, 2, 1}, {false, 6, 2, 50, 60, false, 40, 25}} {
 		nearWrap := c.nearWrap
 		rng := rand.New(rand.NewPCG(7, 8))
 		// Blocks of 2^ring finest buckets, each bucket meant to bring
 		// 4 timers (the default 32 would leave most blocks whole here).
-		q := eventQueue{blockBits: c.bits + c.ring, ringBits: c.ring, ring0Bits: c.ring, per: 4, splitN: c.split, joinN: c.join}
+		q := eventQueue{blockBits: c.bits + c.ring, ringBits: c.ring, ring0Bits: c.ring, per: 4, splitN: c.split, joinN: c.join, runN: c.run, heapN: c.heap}
 		if nearWrap {
 			q.seq = 1<<(64-idBits) - 1 - 500 // renumbers after 500 armings
 		}
@@ -49,11 +52,19 @@ func TestEventQueueOrder(t *testing.T) {
 		now := int64(0)
 		order := uint64(0) // arming order, independent of q.seq
 		farSeen, ring1Seen, lateSeen, r0Seen, joins, forgot := 0, 0, 0, 0, 0, 0
+		runSeen, toHeap, toRun := 0, 0, 0
 		for step := 0; step < 20000; step++ {
 			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
 			r0Seen = max(r0Seen, q.r0)
-			split := q.split
-			switch r := rng.IntN(10); {
+			if !q.big {
+				runSeen = max(runSeen, q.run.len())
+			}
+			split, big := q.split, q.big
+			r := rng.IntN(10)
+			if step/1000%2 == 1 && r < 5 && rng.IntN(2) == 0 {
+				r = 9 // every other thousand steps the queue drains
+			}
+			switch {
 			case r < 5:
 				tm := &timers[rng.IntN(len(timers))]
 				when := now + rng.Int64N(1000)
@@ -61,6 +72,9 @@ func TestEventQueueOrder(t *testing.T) {
 					when = now - rng.Int64N(100)
 				}
 				q.arm(tm, when)
+				if !big && q.big {
+					toHeap++
+				}
 				order++
 				live[tm] = want{when, order, tm}
 			case r < 6:
@@ -99,6 +113,9 @@ func TestEventQueueOrder(t *testing.T) {
 				if split && !q.split {
 					joins++
 				}
+				if big && !q.big {
+					toRun++
+				}
 				now = got.when
 				delete(live, got)
 				fired = append(fired, got)
@@ -111,8 +128,8 @@ func TestEventQueueOrder(t *testing.T) {
 		for q.peek() != nil {
 			q.pop()
 		}
-		if len(q.h)+q.farLen() != 0 {
-			t.Errorf("drained: %d entries", len(q.h)+q.farLen())
+		if len(q.h)+q.farLen()+q.run.len() != 0 {
+			t.Errorf("drained: %d entries", len(q.h)+q.farLen()+q.run.len())
 		}
 		// Unarmed timers keep their numbers until forgotten; then every
 		// number is free and the table names no timer.
@@ -153,6 +170,11 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 		if c.split == 40 && joins == 0 {
 			t.Errorf("split at %d, joined at %d: never joined", c.split, c.join)
+		}
+		// The run holds up to runMax and is left at or past it, and a heap
+		// that shrinks to runMin becomes a run again.
+		if top := cmp.Or(c.run, runMax); (c.split == 0 || c.split > top) && (runSeen < top-1 || toHeap < 3 || toRun < 3) {
+			t.Errorf("run up to %d: held up to %d entries, became a heap %d times and a run %d", top, runSeen, toHeap, toRun)
 		}
 		if forgot < 100 {
 			t.Errorf("only %d timers forgotten", forgot)

@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A sorted run is a sorted list: insertions before all, after all and
+// between (many times equal when, told apart by the key), removals from
+// either half and the earliest taken, the entries drifting over the
+// buffer in both directions and growing it, against a sorted slice.
+func TestSortedRunIsASortedList(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		early, late int // per 8 insertions: before all, after all
+		max         int
+	}{{"mixed", 3, 3, 40}, {"drift up", 0, 7, 20}, {"drift down", 7, 0, 20}, {"between", 0, 0, 40}, {"grow", 3, 3, 400}} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		var r sortedRun
+		var ref []entry
+		key := uint64(0)
+		cmpEntry := func(a, b entry) int {
+			if a.less(&b) {
+				return -1
+			}
+			if b.less(&a) {
+				return 1
+			}
+			return 0
+		}
+		recentred, moved := 0, 0
+		for step := 0; step < 50000; step++ {
+			bufLen, head := len(r.buf), r.head
+			switch op := rng.IntN(10); {
+			case op < 5+c.max/100 && len(ref) < c.max || len(ref) == 0:
+				key++
+				s := entry{key: key}
+				switch k := rng.IntN(8); {
+				case len(ref) == 0:
+					s.when = rng.Int64N(100)
+				case k < c.early:
+					s.when = ref[0].when - rng.Int64N(2)
+					if s.when == ref[0].when {
+						s.when-- // equal when, later key: after it
+					}
+				case k < c.early+c.late:
+					s.when = ref[len(ref)-1].when + rng.Int64N(2)
+				default:
+					s.when = ref[0].when + rng.Int64N(ref[len(ref)-1].when-ref[0].when+1)
+					moved++
+				}
+				r.insert(s)
+				i, _ := slices.BinarySearchFunc(ref, s, cmpEntry)
+				ref = slices.Insert(ref, i, s)
+			case op < 7:
+				i := rng.IntN(len(ref))
+				r.remove(ref[i].key)
+				ref = slices.Delete(ref, i, i+1)
+			default:
+				if got := *r.first(); got != ref[0] {
+					t.Fatalf("%s, step %d: first = %v, want %v", c.name, step, got, ref[0])
+				}
+				r.popFirst()
+				ref = ref[1:]
+			}
+			if len(r.buf) != bufLen || r.head-head > 1 || head-r.head > 1 {
+				recentred++ // grown, or moved to the middle
+			}
+			if r.len() != len(ref) || !slices.Equal(r.buf[r.head:r.tail], ref) {
+				t.Fatalf("%s, step %d: run %v, want %v", c.name, step, r.buf[r.head:r.tail], ref)
+			}
+		}
+		if recentred < 10 {
+			t.Errorf("%s: recentred %d times", c.name, recentred)
+		}
+		if c.max > 100 && len(r.buf) < 3*c.max/2 {
+			t.Errorf("%s: the buffer grew to %d entries", c.name, len(r.buf))
+		}
+		if c.early+c.late < 8 && moved < 1000 {
+			t.Errorf("%s: %d insertions between", c.name, moved)
+		}
+	}
+}
