@@ -269,25 +269,26 @@ func (q *eventQueue) maybeSplit() {
 // they are a heap.
 func (q *eventQueue) toHeap() {
 	q.big = true
-	q.h = append(q.h[:0], q.run.buf[q.run.head:q.run.tail]...)
-	for i := range q.h {
-		q.pos[q.h[i].id()] = int32(i)
+	q.h = q.h[:0]
+	for ; q.run.head != q.run.tail; q.run.popFirst() {
+		s := q.run.first()
+		q.pos[s.id()] = int32(len(q.h))
+		q.h = append(q.h, *s)
 	}
-	q.run.head = q.run.tail
 }
 
-// maybeRun makes a whole heap that has shrunk to runMin a run again.
-// The heap must have no dead root (bury).
-func (q *eventQueue) maybeRun() {
+// maybeRun makes a whole heap that has shrunk to runMin a run again, and
+// says whether it did. The heap must have no dead root (bury).
+func (q *eventQueue) maybeRun() bool {
 	if q.split || len(q.h) > cmp.Or(q.heapN, runMin) {
-		return
+		return false
 	}
 	q.big = false
-	q.run.head = q.run.tail
 	for _, s := range q.h {
 		q.run.insert(s)
 	}
 	q.h = q.h[:0]
+	return true
 }
 
 // place files a far entry (due at or after the horizon) in its bucket
@@ -449,6 +450,9 @@ func (q *eventQueue) number(t *timer) {
 			if q.splitN > 0 {
 				q.runTop = min(q.runTop, q.splitN)
 			}
+			if q.runTop >= runCap {
+				panic("sim: a sorted run longer than runCap")
+			}
 		}
 		if len(q.timers) == 1<<idBits {
 			panic("sim: more than 2^24 timers")
@@ -494,15 +498,22 @@ func (q *eventQueue) giveBack(t *timer) {
 // heap is empty only when the far parts are (refill). (With the dead
 // root's check peek is no longer inlined; that cost nothing measurable.)
 func (q *eventQueue) peek() *timer {
+	if q.big || q.run.head == q.run.tail {
+		return q.peekHeap()
+	}
+	return q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]
+}
+
+// peekHeap is peek of a big queue, or of an empty one.
+func (q *eventQueue) peekHeap() *timer {
+	if !q.big {
+		return nil
+	}
 	if q.dead {
 		q.bury()
-		q.maybeRun()
-	}
-	if !q.big {
-		if q.run.len() == 0 {
-			return nil
+		if q.maybeRun() {
+			return q.peek()
 		}
-		return q.timers[q.run.first().id()]
 	}
 	if len(q.h) == 0 {
 		return nil
@@ -625,6 +636,18 @@ func (q *eventQueue) gather() []entry {
 // pop removes and returns the earliest timer; peek must have found it.
 // A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
+	if !q.big {
+		if t := q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]; !t.once {
+			q.run.head++
+			t.seq = 0
+			return t
+		}
+	}
+	return q.popSlow()
+}
+
+// popSlow is pop of a big queue, or of a timer whose number goes back.
+func (q *eventQueue) popSlow() *timer {
 	if !q.big {
 		t := q.timers[q.run.first().id()]
 		q.run.popFirst()

@@ -8,14 +8,15 @@ import (
 
 // A sorted run is a sorted list: insertions before all, after all and
 // between (many times equal when, told apart by the key), removals from
-// either half and the earliest taken, the entries drifting over the
-// buffer in both directions and growing it, against a sorted slice.
+// either half and the earliest taken, the entries going round the ring
+// either way, with counters that wrap, and a full ring, against a
+// sorted slice.
 func TestSortedRunIsASortedList(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		early, late int // per 8 insertions: before all, after all
 		max         int
-	}{{"mixed", 3, 3, 40}, {"drift up", 0, 7, 20}, {"drift down", 7, 0, 20}, {"between", 0, 0, 40}, {"grow", 3, 3, 400}} {
+	}{{"mixed", 3, 3, 40}, {"drift up", 0, 7, 20}, {"drift down", 7, 0, 20}, {"between", 0, 0, 40}, {"full", 3, 3, runCap}} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		var r sortedRun
 		var ref []entry
@@ -29,11 +30,14 @@ func TestSortedRunIsASortedList(t *testing.T) {
 			}
 			return 0
 		}
-		recentred, moved := 0, 0
+		// The ring starts near the wrap of its counters.
+		r.head = ^uint(0) - 100
+		r.tail = r.head
+		moved, maxLen, laps, wraps := 0, 0, r.head/runCap, 0
 		for step := 0; step < 50000; step++ {
-			bufLen, head := len(r.buf), r.head
+			maxLen = max(maxLen, len(ref))
 			switch op := rng.IntN(10); {
-			case op < 5+c.max/100 && len(ref) < c.max || len(ref) == 0:
+			case op < 5 && len(ref) < c.max || len(ref) == 0:
 				key++
 				s := entry{key: key}
 				switch k := rng.IntN(8); {
@@ -64,18 +68,22 @@ func TestSortedRunIsASortedList(t *testing.T) {
 				r.popFirst()
 				ref = ref[1:]
 			}
-			if len(r.buf) != bufLen || r.head-head > 1 || head-r.head > 1 {
-				recentred++ // grown, or moved to the middle
+			var got []entry
+			for i := r.head; i != r.tail; i++ {
+				got = append(got, r.buf[i&runMask])
 			}
-			if r.len() != len(ref) || !slices.Equal(r.buf[r.head:r.tail], ref) {
-				t.Fatalf("%s, step %d: run %v, want %v", c.name, step, r.buf[r.head:r.tail], ref)
+			if r.len() != len(ref) || !slices.Equal(got, ref) {
+				t.Fatalf("%s, step %d: run %v, want %v", c.name, step, got, ref)
+			}
+			if r.head/runCap != laps {
+				laps, wraps = r.head/runCap, wraps+1
 			}
 		}
-		if recentred < 10 {
-			t.Errorf("%s: recentred %d times", c.name, recentred)
+		if c.early != c.late && wraps < 10 {
+			t.Errorf("%s: the front went round the ring %d times", c.name, wraps)
 		}
-		if c.max > 100 && len(r.buf) < 3*c.max/2 {
-			t.Errorf("%s: the buffer grew to %d entries", c.name, len(r.buf))
+		if c.max == runCap && maxLen < runCap-8 {
+			t.Errorf("%s: at most %d entries", c.name, maxLen)
 		}
 		if c.early+c.late < 8 && moved < 1000 {
 			t.Errorf("%s: %d insertions between", c.name, moved)
