@@ -27,7 +27,7 @@ const (
 // timers and re-arm them, so the queue never allocates per event.
 type timer struct {
 	when int64
-	seq  uint64 // arming number of its heap entry; 0 when not armed
+	seq  uint64 // arming number of its entry ·2^idBits (its key's); 0 when not armed
 	cpu  *CPU
 	task *Task
 	ptmr *posixTimer
@@ -102,7 +102,7 @@ type eventQueue struct {
 	pos    []int32  // by id: the index of its entry in h, its bucket or late
 	where  []where  // by id, while split: which of them holds its entry
 	free   []int32
-	seq    uint64
+	seq    uint64 // the last arming's number ·2^idBits
 	// split: the far structures are in use, and horizon (a bucket's
 	// start) divides near from far: h holds the entries due before it.
 	split   bool
@@ -182,9 +182,10 @@ type entry struct {
 	key  uint64 // seq<<idBits | id: seq is unique, so key orders as seq
 }
 
-// idBits bounds the timers armed at once (16.7 million: four per thread
-// of workload.MaxThreads is 4.2 million); seq has the other 40 bits,
-// and the queue renumbers when they run out.
+// idBits bounds the timers numbered at once, armed or keeping their
+// number (16.7 million: a task's three timers for each of
+// workload.MaxThreads' 4.2 million threads are 12.6 million); seq has the
+// other 40 bits, and the queue renumbers when they run out.
 const idBits = 24
 
 func (a *entry) less(b *entry) bool {
@@ -195,11 +196,13 @@ func (e *entry) id() int32 { return int32(e.key & (1<<idBits - 1)) }
 
 // arm schedules t at when, replacing any earlier arming.
 func (q *eventQueue) arm(t *timer, when int64) {
-	if q.seq == 1<<(64-idBits)-1 {
+	// The number is kept shifted, as it goes in a key, so that the
+	// increment's wrap to 0 says the bits are used up.
+	if q.seq += 1 << idBits; q.seq == 0 {
 		q.bury()
 		q.renumber()
+		q.seq += 1 << idBits
 	}
-	q.seq++
 	if t.id == 0 {
 		q.number(t)
 	}
@@ -208,7 +211,9 @@ func (q *eventQueue) arm(t *timer, when int64) {
 			q.run.remove(t.key())
 		}
 		t.when, t.seq = when, q.seq
-		q.run.insert(entry{when: when, key: t.key()})
+		if s := (entry{when: when, key: t.key()}); !q.run.insertFront(s) {
+			q.run.insertBack(s)
+		}
 		if q.run.len() >= q.runTop {
 			q.toHeap()
 			q.maybeSplit()
@@ -222,7 +227,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		// A later arming number and any time: the entry may go either
 		// way in its heap, or to another part.
 		q.bury()
-		s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
+		s := entry{when: when, key: q.seq | uint64(t.id)}
 		i := int(q.pos[t.id])
 		if q.split && (far || q.where[t.id] != inNear) {
 			q.move(t.id, i, old, far, s)
@@ -235,7 +240,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 		}
 		return
 	}
-	s := entry{when: when, key: q.seq<<idBits | uint64(t.id)}
+	s := entry{when: when, key: q.seq | uint64(t.id)}
 	if q.split {
 		if far {
 			q.place(s)
@@ -256,7 +261,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 }
 
 // key returns an armed timer's entry's key.
-func (t *timer) key() uint64 { return t.seq<<idBits | uint64(t.id) }
+func (t *timer) key() uint64 { return t.seq | uint64(t.id) }
 
 // maybeSplit splits a whole heap that has grown to splitAt.
 func (q *eventQueue) maybeSplit() {
@@ -773,11 +778,11 @@ func (q *eventQueue) renumber() {
 	})
 	for i := range all {
 		e := &all[i]
-		seq := uint64(i + 1)
+		seq := uint64(i+1) << idBits
 		q.timers[e.id()].seq = seq
-		e.key = seq<<idBits | uint64(e.id())
+		e.key = seq | uint64(e.id())
 	}
-	q.seq = uint64(len(all))
+	q.seq = uint64(len(all)) << idBits
 	// A sorted array is a heap: the entries before the horizon are the
 	// near heap, the rest go back to the far parts.
 	k := len(all)

@@ -39,7 +39,7 @@ func TestEventQueueOrder(t *testing.T) {
 		// 4 timers (the default 32 would leave most blocks whole here).
 		q := eventQueue{blockBits: c.bits + c.ring, ringBits: c.ring, ring0Bits: c.ring, per: 4, splitN: c.split, joinN: c.join, runN: c.run, heapN: c.heap}
 		if nearWrap {
-			q.seq = 1<<(64-idBits) - 1 - 500 // renumbers after 500 armings
+			q.seq = (1<<(64-idBits) - 1 - 500) << idBits // renumbers after 500 armings
 		}
 		timers := make([]timer, 200)
 		type want struct {
@@ -153,8 +153,8 @@ func TestEventQueueOrder(t *testing.T) {
 		if len(q.timers) > len(timers)+1 {
 			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
 		}
-		if nearWrap && q.seq > 1<<20 {
-			t.Errorf("not renumbered: seq %d", q.seq)
+		if nearWrap && q.seq>>idBits > 1<<20 {
+			t.Errorf("not renumbered: seq %d", q.seq>>idBits)
 		}
 		if c.split > 0 && c.ring > 0 && c.bits < 7 && farSeen < 10 {
 			t.Errorf("buckets 2^%d: at most %d timers were far", c.bits, farSeen)

@@ -34,20 +34,28 @@ func (r *sortedRun) popFirst() { r.head++ }
 // insert puts s in its place; the run must hold fewer than runCap. Keys
 // are unique, so s is strictly before or after every entry.
 func (r *sortedRun) insert(s entry) {
-	if r.head != r.tail && s.less(&r.buf[r.head&runMask]) {
-		r.head--
-		r.buf[r.head&runMask] = s
-		return
+	if !r.insertFront(s) {
+		r.insertBack(s)
 	}
-	r.insertBack(s)
+}
+
+// insertFront puts s at the front if it is due before all the entries,
+// and says whether it did. (Small, to be inlined: most armings end here.)
+func (r *sortedRun) insertFront(s entry) bool {
+	if r.head == r.tail || !s.less(&r.buf[r.head&runMask]) {
+		return false
+	}
+	r.head--
+	r.buf[r.head&runMask] = s
+	return true
 }
 
 // insertBack puts s, due after the first entry if any, in its place from
 // the back: after all, one comparison.
 func (r *sortedRun) insertBack(s entry) {
-	i := r.tail
-	r.tail++
-	for i != r.head && s.less(&r.buf[(i-1)&runMask]) {
+	h, i := r.head, r.tail
+	r.tail = i + 1
+	for i != h && s.less(&r.buf[(i-1)&runMask]) {
 		r.buf[i&runMask] = r.buf[(i-1)&runMask]
 		i--
 	}
