@@ -195,10 +195,35 @@ func (a *entry) less(b *entry) bool {
 func (e *entry) id() int32 { return int32(e.key & (1<<idBits - 1)) }
 
 // arm schedules t at when, replacing any earlier arming.
+//
+// The common case, a numbered timer going into the run, is all arm does
+// itself, with no call before the insertion but a re-arming's removal
+// (values live across a call are kept on the stack); the others are
+// armSlow's.
 func (q *eventQueue) arm(t *timer, when int64) {
 	// The number is kept shifted, as it goes in a key, so that the
 	// increment's wrap to 0 says the bits are used up.
-	if q.seq += 1 << idBits; q.seq == 0 {
+	q.seq += 1 << idBits
+	if q.seq == 0 || t.id == 0 || q.big {
+		q.armSlow(t, when)
+		return
+	}
+	if t.armed() {
+		q.run.remove(t.key())
+	}
+	t.when, t.seq = when, q.seq
+	if s := (entry{when: when, key: t.key()}); !q.run.insertFront(s) {
+		q.run.insertBack(s)
+	}
+	if q.run.len() >= q.runTop {
+		q.grown()
+	}
+}
+
+// armSlow is arm when the arming numbers are used up, t has no number
+// yet, or the queue is big; q.seq is the arming's.
+func (q *eventQueue) armSlow(t *timer, when int64) {
+	if q.seq == 0 {
 		q.bury()
 		q.renumber()
 		q.seq += 1 << idBits
@@ -206,20 +231,28 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	if t.id == 0 {
 		q.number(t)
 	}
-	if !q.big {
-		if t.armed() {
-			q.run.remove(t.key())
-		}
-		t.when, t.seq = when, q.seq
-		if s := (entry{when: when, key: t.key()}); !q.run.insertFront(s) {
-			q.run.insertBack(s)
-		}
-		if q.run.len() >= q.runTop {
-			q.toHeap()
-			q.maybeSplit()
-		}
+	if q.big {
+		q.armBig(t, when)
 		return
 	}
+	if t.armed() {
+		q.run.remove(t.key())
+	}
+	t.when, t.seq = when, q.seq
+	q.run.insert(entry{when: when, key: t.key()})
+	if q.run.len() >= q.runTop {
+		q.grown()
+	}
+}
+
+// grown moves a run that has reached runTop to the heap.
+func (q *eventQueue) grown() {
+	q.toHeap()
+	q.maybeSplit()
+}
+
+// armBig is arm in a big queue.
+func (q *eventQueue) armBig(t *timer, when int64) {
 	wasArmed, old := t.armed(), t.when
 	t.when, t.seq = when, q.seq
 	far := q.split && when >= q.horizon

@@ -63,11 +63,12 @@ func (r *sortedRun) insertBack(s entry) {
 }
 
 // remove takes out the entry with key, which must be in the run, shifting
-// the shorter side.
+// the shorter side. It looks from the back: what is cancelled or armed
+// again before its time is mostly a task's piece of work, due late.
 func (r *sortedRun) remove(key uint64) {
-	i := r.head
+	i := r.tail - 1
 	for r.buf[i&runMask].key != key {
-		i++
+		i--
 	}
 	if i-r.head < r.tail-1-i {
 		for ; i != r.head; i-- {
