@@ -92,10 +92,12 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // of its instructions. A whole queue of fewer than runMax timers (the seed
 // loads keep three to eight) is not a heap but a sorted run (sortedRun).
 type eventQueue struct {
-	// big: the entries are in h (and, split, the far parts), not in run;
-	// the queue grows out of the run at runMax entries and goes back to
-	// it, whole, at runMin.
-	big    bool
+	// small: the entries are in run; otherwise the queue is big, and
+	// they are in h (and, split, the far parts). It grows out of the run
+	// at runMax entries and goes back to it, whole, at runMin. Before its
+	// first number the queue is big (and empty), since peek of a run
+	// reads q.timers[0].
+	small  bool
 	run    sortedRun
 	h      heap4
 	timers []*timer // by id; nil: free
@@ -204,7 +206,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	// The number is kept shifted, as it goes in a key, so that the
 	// increment's wrap to 0 says the bits are used up.
 	q.seq += 1 << idBits
-	if q.seq == 0 || t.id == 0 || q.big {
+	if q.seq == 0 || t.id == 0 || !q.small {
 		q.armSlow(t, when)
 		return
 	}
@@ -231,7 +233,7 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 	if t.id == 0 {
 		q.number(t)
 	}
-	if q.big {
+	if !q.small {
 		q.armBig(t, when)
 		return
 	}
@@ -306,7 +308,7 @@ func (q *eventQueue) maybeSplit() {
 // toHeap moves the run's entries to the heap, which is empty: in order,
 // they are a heap.
 func (q *eventQueue) toHeap() {
-	q.big = true
+	q.small = false
 	q.h = q.h[:0]
 	for ; q.run.head != q.run.tail; q.run.popFirst() {
 		s := q.run.first()
@@ -321,7 +323,7 @@ func (q *eventQueue) maybeRun() bool {
 	if q.split || len(q.h) > cmp.Or(q.heapN, runMin) {
 		return false
 	}
-	q.big = false
+	q.small = true
 	for _, s := range q.h {
 		q.run.insert(s)
 	}
@@ -455,7 +457,7 @@ func (q *eventQueue) cancel(t *timer) {
 }
 
 func (q *eventQueue) disarm(t *timer) {
-	if !q.big {
+	if q.small {
 		q.run.remove(t.key())
 		q.release(t)
 		return
@@ -488,9 +490,10 @@ func (q *eventQueue) number(t *timer) {
 			if q.splitN > 0 {
 				q.runTop = min(q.runTop, q.splitN)
 			}
-			if q.runTop >= runCap {
+			if q.runTop >= runCap-1 {
 				panic("sim: a sorted run longer than runCap")
 			}
+			q.small = true
 		}
 		if len(q.timers) == 1<<idBits {
 			panic("sim: more than 2^24 timers")
@@ -536,17 +539,16 @@ func (q *eventQueue) giveBack(t *timer) {
 // heap is empty only when the far parts are (refill). (With the dead
 // root's check peek is no longer inlined; that cost nothing measurable.)
 func (q *eventQueue) peek() *timer {
-	if q.big || q.run.head == q.run.tail {
+	if !q.small {
 		return q.peekHeap()
 	}
+	// An empty run's first slot names timer 0, nil. (Inlined: this is
+	// the cost model's limit.)
 	return q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]
 }
 
-// peekHeap is peek of a big queue, or of an empty one.
+// peekHeap is peek of a big queue.
 func (q *eventQueue) peekHeap() *timer {
-	if !q.big {
-		return nil
-	}
 	if q.dead {
 		q.bury()
 		if q.maybeRun() {
@@ -674,7 +676,7 @@ func (q *eventQueue) gather() []entry {
 // pop removes and returns the earliest timer; peek must have found it.
 // A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
-	if !q.big {
+	if q.small {
 		if t := q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]; !t.once {
 			q.run.head++
 			t.seq = 0
@@ -686,7 +688,7 @@ func (q *eventQueue) pop() *timer {
 
 // popSlow is pop of a big queue, or of a timer whose number goes back.
 func (q *eventQueue) popSlow() *timer {
-	if !q.big {
+	if q.small {
 		t := q.timers[q.run.first().id()]
 		q.run.popFirst()
 		q.release(t)
@@ -796,7 +798,7 @@ func (h heap4) down(pos []int32, i int, s entry) {
 // and each timer its entry's new number, when 2^40 armings have used up
 // seq's bits: the order stays as it was.
 func (q *eventQueue) renumber() {
-	if !q.big {
+	if q.small {
 		q.toHeap()
 	}
 	all := append(q.h, q.gather()...)

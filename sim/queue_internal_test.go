@@ -41,6 +41,9 @@ func TestEventQueueOrder(t *testing.T) {
 		if nearWrap {
 			q.seq = (1<<(64-idBits) - 1 - 500) << idBits // renumbers after 500 armings
 		}
+		if q.peek() != nil {
+			t.Fatal("a new queue has a timer")
+		}
 		timers := make([]timer, 200)
 		type want struct {
 			when int64
@@ -56,10 +59,10 @@ func TestEventQueueOrder(t *testing.T) {
 		for step := 0; step < 20000; step++ {
 			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
 			r0Seen = max(r0Seen, q.r0)
-			if !q.big {
+			if q.small {
 				runSeen = max(runSeen, q.run.len())
 			}
-			split, big := q.split, q.big
+			split, big := q.split, !q.small
 			r := rng.IntN(10)
 			if step/1000%2 == 1 && r < 5 && rng.IntN(2) == 0 {
 				r = 9 // every other thousand steps the queue drains
@@ -72,7 +75,7 @@ func TestEventQueueOrder(t *testing.T) {
 					when = now - rng.Int64N(100)
 				}
 				q.arm(tm, when)
-				if !big && q.big {
+				if !big && !q.small {
 					toHeap++
 				}
 				order++
@@ -113,7 +116,7 @@ func TestEventQueueOrder(t *testing.T) {
 				if split && !q.split {
 					joins++
 				}
-				if big && !q.big {
+				if big && q.small {
 					toRun++
 				}
 				now = got.when

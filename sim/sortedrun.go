@@ -14,13 +14,16 @@ package sim
 // entry's position: its key, which holds the arming number, is in its
 // timer, so a cancel finds it by a scan. The masked indices need no
 // bounds checks, and the ring never has to be moved back to the middle
-// of an array.
+// of an array. The slot at tail always holds key 0, which names no
+// timer (number 0 is none), so the first slot of an empty run names none
+// either: peek needs no test of the length.
 type sortedRun struct {
 	head, tail uint
 	buf        [runCap]entry
 }
 
-// runCap bounds the run's length (the queue keeps it below runMax).
+// runCap − 1 bounds the run's length (the queue keeps it below runMax):
+// the slot at tail is never an entry's.
 const runCap, runMask = 64, 64 - 1
 
 func (r *sortedRun) len() int { return int(r.tail - r.head) }
@@ -31,7 +34,7 @@ func (r *sortedRun) first() *entry { return &r.buf[r.head&runMask] }
 // popFirst takes the earliest entry out.
 func (r *sortedRun) popFirst() { r.head++ }
 
-// insert puts s in its place; the run must hold fewer than runCap. Keys
+// insert puts s in its place; the run must hold fewer than runCap − 1. Keys
 // are unique, so s is strictly before or after every entry.
 func (r *sortedRun) insert(s entry) {
 	if !r.insertFront(s) {
@@ -55,6 +58,7 @@ func (r *sortedRun) insertFront(s entry) bool {
 func (r *sortedRun) insertBack(s entry) {
 	h, i := r.head, r.tail
 	r.tail = i + 1
+	r.buf[r.tail&runMask].key = 0
 	for i != h && s.less(&r.buf[(i-1)&runMask]) {
 		r.buf[i&runMask] = r.buf[(i-1)&runMask]
 		i--
@@ -80,5 +84,6 @@ func (r *sortedRun) remove(key uint64) {
 			r.buf[i&runMask] = r.buf[(i+1)&runMask]
 		}
 		r.tail--
+		r.buf[r.tail&runMask].key = 0
 	}
 }

@@ -16,7 +16,7 @@ func TestSortedRunIsASortedList(t *testing.T) {
 		name        string
 		early, late int // per 8 insertions: before all, after all
 		max         int
-	}{{"mixed", 3, 3, 40}, {"drift up", 0, 7, 20}, {"drift down", 7, 0, 20}, {"between", 0, 0, 40}, {"full", 3, 3, runCap}} {
+	}{{"mixed", 3, 3, 40}, {"drift up", 0, 7, 20}, {"drift down", 7, 0, 20}, {"between", 0, 0, 40}, {"full", 3, 3, runCap - 1}} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		var r sortedRun
 		var ref []entry
@@ -75,6 +75,9 @@ func TestSortedRunIsASortedList(t *testing.T) {
 			if r.len() != len(ref) || !slices.Equal(got, ref) {
 				t.Fatalf("%s, step %d: run %v, want %v", c.name, step, got, ref)
 			}
+			if k := r.buf[r.tail&runMask].key; k != 0 {
+				t.Fatalf("%s, step %d: the slot at tail holds key %d", c.name, step, k)
+			}
 			if r.head/runCap != laps {
 				laps, wraps = r.head/runCap, wraps+1
 			}
@@ -82,7 +85,7 @@ func TestSortedRunIsASortedList(t *testing.T) {
 		if c.early != c.late && wraps < 10 {
 			t.Errorf("%s: the front went round the ring %d times", c.name, wraps)
 		}
-		if c.max == runCap && maxLen < runCap-8 {
+		if c.max == runCap-1 && maxLen < runCap-8 {
 			t.Errorf("%s: at most %d entries", c.name, maxLen)
 		}
 		if c.early+c.late < 8 && moved < 1000 {
