@@ -233,28 +233,17 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 	if t.id == 0 {
 		q.number(t)
 	}
-	if !q.small {
-		q.armBig(t, when)
+	if q.small {
+		if t.armed() {
+			q.run.remove(t.key())
+		}
+		t.when, t.seq = when, q.seq
+		q.run.insert(entry{when: when, key: t.key()})
+		if q.run.len() >= q.runTop {
+			q.grown()
+		}
 		return
 	}
-	if t.armed() {
-		q.run.remove(t.key())
-	}
-	t.when, t.seq = when, q.seq
-	q.run.insert(entry{when: when, key: t.key()})
-	if q.run.len() >= q.runTop {
-		q.grown()
-	}
-}
-
-// grown moves a run that has reached runTop to the heap.
-func (q *eventQueue) grown() {
-	q.toHeap()
-	q.maybeSplit()
-}
-
-// armBig is arm in a big queue.
-func (q *eventQueue) armBig(t *timer, when int64) {
 	wasArmed, old := t.armed(), t.when
 	t.when, t.seq = when, q.seq
 	far := q.split && when >= q.horizon
@@ -292,6 +281,12 @@ func (q *eventQueue) armBig(t *timer, when int64) {
 	}
 	q.h = append(q.h, entry{})
 	q.h.up(q.pos, len(q.h)-1, s)
+	q.maybeSplit()
+}
+
+// grown moves a run that has reached runTop to the heap.
+func (q *eventQueue) grown() {
+	q.toHeap()
 	q.maybeSplit()
 }
 
