@@ -8,9 +8,9 @@ package sim
 // and any other from the back, shifting the later ones up by one. A few
 // timers (the seed loads keep three to eight) are mostly armed before
 // all the others (a reschedule, a piece of work) or after them (a tick,
-// a sleep): one or two comparisons and no move, where a heap's sift-down
-// (compare four children, move, write the position of each entry moved)
-// was a quarter of the busy engine's instructions. Nothing needs an
+// a sleep): one or two comparisons and no move, where the heap (sift
+// down: compare four children, move, write the position of each entry
+// moved) took a quarter of the busy engine's instructions. Nothing needs an
 // entry's position: its key, which holds the arming number, is in its
 // timer, so a cancel finds it by a scan. The masked indices need no
 // bounds checks, and the ring never has to be moved back to the middle
