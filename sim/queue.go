@@ -48,13 +48,13 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // eventQueue is the engine's pending timers, ordered by time, then by
 // arming order, so that equal times fire in the order they were armed and
 // runs are deterministic. Cancelling takes the timer's entry out and
-// re-arming moves it, found by its position in pos, so the queue holds
+// re-arming moves it, found by its position in loc, so the queue holds
 // the armed timers and nothing else (lazily cancelled entries, left until
 // their time, made the busy workload's heap four times its 16 timers).
 //
 // The entries hold no pointers: a 16-byte {when, seq·2^24 + id} naming
 // the timer by its number in timers. Moving one is a plain copy and a
-// write to the dense pos array, never into the timers, which sit in
+// write to the dense loc array, never into the timers, which sit in
 // thousands of task structs, and with no write barrier while the garbage
 // collector runs; the collector never scans the entries.
 //
@@ -101,8 +101,7 @@ type eventQueue struct {
 	run    sortedRun
 	h      heap4
 	timers []*timer // by id; nil: free
-	pos    []int32  // by id: the index of its entry in h, its bucket or late
-	where  []where  // by id, while split: which of them holds its entry
+	loc    []loc    // by id: where its entry is
 	free   []int32
 	seq    uint64 // the last arming's number ·2^idBits
 	// split: the far structures are in use, and horizon (a bucket's
@@ -148,6 +147,16 @@ type eventQueue struct {
 	// Only a whole queue defers: a split one refills its near heap at
 	// once.
 	dead bool
+}
+
+// loc is where a timer's entry is: its index i in h, its bucket or
+// late, and, while the queue is split, which of them holds it. The two
+// share a slot because an arming or a cancel reads or writes both: with
+// 10,000 tasks' timers the slots are spread over 30,000 numbers, and
+// they were two cache misses, one in each array.
+type loc struct {
+	i  int32
+	in where
 }
 
 // where says which part of a split queue holds a timer's entry.
@@ -252,15 +261,15 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 		// way in its heap, or to another part.
 		q.bury()
 		s := entry{when: when, key: q.seq | uint64(t.id)}
-		i := int(q.pos[t.id])
-		if q.split && (far || q.where[t.id] != inNear) {
+		i := int(q.loc[t.id].i)
+		if q.split && (far || q.loc[t.id].in != inNear) {
 			q.move(t.id, i, old, far, s)
 			return
 		}
 		if h := q.h; i > 0 && s.less(&h[(i-1)/arity]) {
-			h.up(q.pos, i, s)
+			h.up(q.loc, i, s)
 		} else {
-			h.down(q.pos, i, s)
+			h.down(q.loc, i, s)
 		}
 		return
 	}
@@ -271,16 +280,16 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 			q.refill() // the near heap may have run dry before
 			return
 		}
-		q.where[t.id] = inNear
+		q.loc[t.id].in = inNear
 	}
 	if q.dead {
 		// The dead root's place, with the heap's length unchanged.
 		q.dead = false
-		q.h.down(q.pos, 0, s)
+		q.h.down(q.loc, 0, s)
 		return
 	}
 	q.h = append(q.h, entry{})
-	q.h.up(q.pos, len(q.h)-1, s)
+	q.h.up(q.loc, len(q.h)-1, s)
 	q.maybeSplit()
 }
 
@@ -307,7 +316,7 @@ func (q *eventQueue) toHeap() {
 	q.h = q.h[:0]
 	for ; q.run.head != q.run.tail; q.run.popFirst() {
 		s := q.run.first()
-		q.pos[s.id()] = int32(len(q.h))
+		q.loc[s.id()].i = int32(len(q.h))
 		q.h = append(q.h, *s)
 	}
 }
@@ -333,16 +342,16 @@ func (q *eventQueue) place(s entry) {
 	blk := s.when >> q.blockBits
 	switch {
 	case blk == q.block:
-		q.where[id] = inRing0
+		q.loc[id].in = inRing0
 		q.n0++
 		q.put(q.ring0, q.full0, int(s.when>>q.bucketBits)&(1<<q.r0-1), s)
 	case blk-q.block < int64(len(q.ring1)):
-		q.where[id] = inRing1
+		q.loc[id].in = inRing1
 		q.n1++
 		q.put(q.ring1, q.full1, int(blk)&(len(q.ring1)-1), s)
 	default:
-		q.where[id] = inLate
-		q.late.push(q.pos, s)
+		q.loc[id].in = inLate
+		q.late.push(q.loc, s)
 	}
 }
 
@@ -356,16 +365,16 @@ func (q *eventQueue) put(ring []heap4, full cpumask.Mask, k int, s entry) {
 		}
 		full.Set(k, true)
 	}
-	q.pos[s.id()] = int32(len(ring[k]))
+	q.loc[s.id()].i = int32(len(ring[k]))
 	ring[k] = append(ring[k], s)
 }
 
 // unplace takes out the far entry of timer id, at i of its bucket or of
 // late, due at when.
 func (q *eventQueue) unplace(id int32, i int, when int64) {
-	switch q.where[id] {
+	switch q.loc[id].in {
 	case inLate:
-		q.late.removeAt(q.pos, i)
+		q.late.removeAt(q.loc, i)
 		return
 	case inRing0:
 		q.n0--
@@ -382,7 +391,7 @@ func (q *eventQueue) take(ring []heap4, full cpumask.Mask, k, i int) {
 	n := len(r) - 1
 	if i != n {
 		r[i] = r[n]
-		q.pos[r[i].id()] = int32(i)
+		q.loc[r[i].id()].i = int32(i)
 	}
 	ring[k] = r[:n]
 	if n == 0 {
@@ -400,8 +409,8 @@ func (q *eventQueue) emptied(ring []heap4, full cpumask.Mask, k int) {
 // move re-arms a timer whose entry, due at old, is at i of a far part
 // or is to go to one.
 func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
-	if q.where[id] == inNear {
-		q.h.removeAt(q.pos, i)
+	if q.loc[id].in == inNear {
+		q.h.removeAt(q.loc, i)
 		q.place(s)
 		q.refill()
 		return
@@ -411,8 +420,8 @@ func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
 		q.place(s)
 		return
 	}
-	q.where[id] = inNear
-	q.h.push(q.pos, s)
+	q.loc[id].in = inNear
+	q.h.push(q.loc, s)
 }
 
 // farLen is the number of far timers.
@@ -438,8 +447,8 @@ func (q *eventQueue) splitHeap() {
 		if s.when >= q.horizon {
 			q.place(s)
 		} else {
-			q.where[s.id()] = inNear
-			q.h.push(q.pos, s)
+			q.loc[s.id()].in = inNear
+			q.h.push(q.loc, s)
 		}
 	}
 }
@@ -458,10 +467,10 @@ func (q *eventQueue) disarm(t *timer) {
 		return
 	}
 	q.bury()
-	if q.split && q.where[t.id] != inNear {
-		q.unplace(t.id, int(q.pos[t.id]), t.when)
+	if q.split && q.loc[t.id].in != inNear {
+		q.unplace(t.id, int(q.loc[t.id].i), t.when)
 	} else {
-		q.h.removeAt(q.pos, int(q.pos[t.id]))
+		q.h.removeAt(q.loc, int(q.loc[t.id].i))
 		q.refill()
 		q.maybeRun()
 	}
@@ -510,8 +519,7 @@ func (q *eventQueue) newNumber(t *timer) {
 
 func (q *eventQueue) grow() {
 	q.timers = append(q.timers, nil)
-	q.pos = append(q.pos, 0)
-	q.where = append(q.where, inNear)
+	q.loc = append(q.loc, loc{})
 }
 
 // forget gives t's number back, now, or when its entry leaves the queue
@@ -568,7 +576,7 @@ func (q *eventQueue) peekHeap() *timer {
 func (q *eventQueue) bury() {
 	if q.dead {
 		q.dead = false
-		q.h.removeAt(q.pos, 0)
+		q.h.removeAt(q.loc, 0)
 	}
 }
 
@@ -587,8 +595,8 @@ func (q *eventQueue) advance() {
 	if q.farLen() < cmp.Or(q.joinN, joinAt) {
 		q.split = false
 		for _, s := range q.gather() {
-			q.where[s.id()] = inNear
-			q.h.push(q.pos, s)
+			q.loc[s.id()].in = inNear
+			q.h.push(q.loc, s)
 		}
 		return
 	}
@@ -617,8 +625,8 @@ func (q *eventQueue) advance() {
 			for _, s := range b {
 				if q.r0 == 0 {
 					// One bucket: to the near heap at once.
-					q.where[s.id()] = inNear
-					q.h.push(q.pos, s)
+					q.loc[s.id()].in = inNear
+					q.h.push(q.loc, s)
 				} else {
 					q.place(s)
 				}
@@ -633,8 +641,8 @@ func (q *eventQueue) advance() {
 	n := 1 << q.r0
 	k := q.full0.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
 	for _, s := range q.ring0[k] {
-		q.where[s.id()] = inNear
-		q.h.push(q.pos, s)
+		q.loc[s.id()].in = inNear
+		q.h.push(q.loc, s)
 	}
 	q.n0 -= len(q.ring0[k])
 	q.emptied(q.ring0, q.full0, k)
@@ -654,7 +662,7 @@ func (q *eventQueue) pull() {
 	end := q.block + int64(len(q.ring1))
 	for len(q.late) > 0 && q.late[0].when>>q.blockBits < end {
 		s := q.late[0]
-		q.late.removeAt(q.pos, 0)
+		q.late.removeAt(q.loc, 0)
 		q.place(s)
 	}
 }
@@ -700,7 +708,7 @@ func (q *eventQueue) popSlow() *timer {
 	q.bury()
 	t := q.timers[q.h[0].id()]
 	if q.split {
-		q.h.removeAt(q.pos, 0)
+		q.h.removeAt(q.loc, 0)
 		q.refill()
 	} else {
 		q.dead = true
@@ -710,54 +718,54 @@ func (q *eventQueue) popSlow() *timer {
 }
 
 // heap4 is a 4-ary min-heap of entries, keeping each entry's index in
-// pos (by timer number): half the depth of a binary heap, and four
+// loc (by timer number): half the depth of a binary heap, and four
 // 16-byte children fill one cache line.
 type heap4 []entry
 
 const arity = 4
 
-func (h *heap4) push(pos []int32, s entry) {
+func (h *heap4) push(loc []loc, s entry) {
 	*h = append(*h, entry{})
-	h.up(pos, len(*h)-1, s)
+	h.up(loc, len(*h)-1, s)
 }
 
 // removeAt takes the entry at i out.
-func (h *heap4) removeAt(pos []int32, i int) {
+func (h *heap4) removeAt(loc []loc, i int) {
 	n := len(*h) - 1
 	last := (*h)[n]
 	*h = (*h)[:n]
 	if i != n {
-		h.fix(pos, i, last)
+		h.fix(loc, i, last)
 	}
 }
 
 // fix puts s in the hole at i, moving it whichever way its key needs.
-func (h heap4) fix(pos []int32, i int, s entry) {
+func (h heap4) fix(loc []loc, i int, s entry) {
 	if i > 0 && s.less(&h[(i-1)/arity]) {
-		h.up(pos, i, s)
+		h.up(loc, i, s)
 	} else {
-		h.down(pos, i, s)
+		h.down(loc, i, s)
 	}
 }
 
 // up moves s from the hole at i towards the root, shifting parents down
 // into the hole instead of swapping (one write per level).
-func (h heap4) up(pos []int32, i int, s entry) {
+func (h heap4) up(loc []loc, i int, s entry) {
 	for i > 0 {
 		p := (i - 1) / arity
 		if !s.less(&h[p]) {
 			break
 		}
 		h[i] = h[p]
-		pos[h[i].id()] = int32(i)
+		loc[h[i].id()].i = int32(i)
 		i = p
 	}
 	h[i] = s
-	pos[s.id()] = int32(i)
+	loc[s.id()].i = int32(i)
 }
 
 // down moves s from the hole at i towards the leaves.
-func (h heap4) down(pos []int32, i int, s entry) {
+func (h heap4) down(loc []loc, i int, s entry) {
 	n := len(h)
 	for {
 		c := arity*i + 1
@@ -790,11 +798,11 @@ func (h heap4) down(pos []int32, i int, s entry) {
 			break
 		}
 		h[i] = h[m]
-		pos[h[i].id()] = int32(i)
+		loc[h[i].id()].i = int32(i)
 		i = m
 	}
 	h[i] = s
-	pos[s.id()] = int32(i)
+	loc[s.id()].i = int32(i)
 }
 
 // renumber gives the entries the arming numbers 1, 2, … in their order,
@@ -829,9 +837,9 @@ func (q *eventQueue) renumber() {
 	}
 	q.h = all[:k:k]
 	for i := range q.h {
-		q.pos[q.h[i].id()] = int32(i)
+		q.loc[q.h[i].id()].i = int32(i)
 		if q.split {
-			q.where[q.h[i].id()] = inNear
+			q.loc[q.h[i].id()].in = inNear
 		}
 	}
 	for _, s := range all[k:] {
