@@ -53,8 +53,8 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // their time, made the busy workload's heap four times its 16 timers).
 //
 // The entries hold no pointers: a 16-byte {when, seq·2^24 + id} naming
-// the timer by its number in timers. Moving one is a plain copy and a
-// write to the dense loc array, never into the timers, which sit in
+// the timer by its number (its slot in loc). Moving one is a plain copy
+// and a write to the dense loc array, never into the timers, which sit in
 // thousands of task structs, and with no write barrier while the garbage
 // collector runs; the collector never scans the entries.
 //
@@ -96,14 +96,13 @@ type eventQueue struct {
 	// they are in h (and, split, the far parts). It grows out of the run
 	// at runMax entries and goes back to it, whole, at runMin. Before its
 	// first number the queue is big (and empty), since peek of a run
-	// reads q.timers[0].
-	small  bool
-	run    sortedRun
-	h      heap4
-	timers []*timer // by id; nil: free
-	loc    []loc    // by id: where its entry is
-	free   []int32
-	seq    uint64 // the last arming's number ·2^idBits
+	// reads q.loc[0].t.
+	small bool
+	run   sortedRun
+	h     heap4
+	loc   []loc // by id: the timer and where its entry is
+	free  []int32
+	seq   uint64 // the last arming's number ·2^idBits
 	// split: the far structures are in use, and horizon (a bucket's
 	// start) divides near from far: h holds the entries due before it.
 	split   bool
@@ -149,12 +148,15 @@ type eventQueue struct {
 	dead bool
 }
 
-// loc is where a timer's entry is: its index i in h, its bucket or
-// late, and, while the queue is split, which of them holds it. The two
-// share a slot because an arming or a cancel reads or writes both: with
-// 10,000 tasks' timers the slots are spread over 30,000 numbers, and
-// they were two cache misses, one in each array.
+// loc is a numbered timer's slot: the timer (nil: the number is free),
+// the index i of its entry in h, its bucket or late, and, while the
+// queue is split, which of them holds it (in). They share a slot because
+// an event reads or writes them together: a pop reads the timer, its
+// re-arming or a cancel both the index and the part. With 10,000 tasks'
+// timers the slots are spread over 30,000 numbers, and three arrays
+// (timers, pos, where) were up to three cache misses an arming.
 type loc struct {
+	t  *timer
 	i  int32
 	in where
 }
@@ -482,15 +484,17 @@ func (q *eventQueue) disarm(t *timer) {
 // and taking a number from the free list at each arming and giving it
 // back at each pop was 3 % of the busy engine's instructions. The number
 // goes back when the owner is gone (forget). (Kept numbers spread the
-// pos, where and timers slots an arming writes over every timer's, where
-// numbers reused last-in first-out kept them few and hot: 256 CPUs with
-// 10,000 tasks miss the L1 1.5 times an event more. Giving the numbers
-// back in a big queue only cost that queue 70 instructions an event.)
+// slots an arming and a sift write over every timer's, where numbers
+// reused last-in first-out kept them few and hot; one slot a number
+// (loc) instead of three arrays more than made up for it. Giving the
+// numbers back in a big queue, last-in first-out, with the free number's
+// case written out in armSlow and pop's give-back in popSlow, cost a big
+// queue 30 to 50 instructions an event and saved fewer misses than loc.)
 func (q *eventQueue) number(t *timer) {
 	if n := len(q.free); n > 0 {
 		t.id = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.timers[t.id] = t
+		q.loc[t.id].t = t
 		return
 	}
 	q.newNumber(t)
@@ -498,7 +502,7 @@ func (q *eventQueue) number(t *timer) {
 
 // newNumber gives t a number no timer has had.
 func (q *eventQueue) newNumber(t *timer) {
-	if len(q.timers) == 0 {
+	if len(q.loc) == 0 {
 		q.grow() // number 0 means none
 		q.runTop = cmp.Or(q.runN, runMax)
 		if q.splitN > 0 {
@@ -509,16 +513,15 @@ func (q *eventQueue) newNumber(t *timer) {
 		}
 		q.small = true
 	}
-	if len(q.timers) == 1<<idBits {
+	if len(q.loc) == 1<<idBits {
 		panic("sim: more than 2^24 timers")
 	}
-	t.id = int32(len(q.timers))
+	t.id = int32(len(q.loc))
 	q.grow()
-	q.timers[t.id] = t
+	q.loc[t.id].t = t
 }
 
 func (q *eventQueue) grow() {
-	q.timers = append(q.timers, nil)
 	q.loc = append(q.loc, loc{})
 }
 
@@ -542,7 +545,7 @@ func (q *eventQueue) release(t *timer) {
 }
 
 func (q *eventQueue) giveBack(t *timer) {
-	q.timers[t.id] = nil
+	q.loc[t.id].t = nil
 	q.free = append(q.free, t.id)
 	t.id = 0
 }
@@ -550,12 +553,12 @@ func (q *eventQueue) giveBack(t *timer) {
 // peek returns the earliest timer without removing it, or nil. The near
 // heap is empty only when the far parts are (refill).
 func (q *eventQueue) peek() *timer {
-	if !q.small {
-		return q.peekHeap()
+	if q.small {
+		// An empty run's first slot names timer 0, nil. (Inlined: this
+		// is the cost model's limit; a "!q.small" would pass it.)
+		return q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t
 	}
-	// An empty run's first slot names timer 0, nil. (Inlined: this is
-	// the cost model's limit.)
-	return q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]
+	return q.peekHeap()
 }
 
 // peekHeap is peek of a big queue.
@@ -569,7 +572,7 @@ func (q *eventQueue) peekHeap() *timer {
 	if len(q.h) == 0 {
 		return nil
 	}
-	return q.timers[q.h[0].id()]
+	return q.loc[q.h[0].id()].t
 }
 
 // bury takes out a dead root.
@@ -688,7 +691,7 @@ func (q *eventQueue) gather() []entry {
 // A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
 	if q.small {
-		if t := q.timers[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)]; !t.once {
+		if t := q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t; !t.once {
 			q.run.head++
 			t.seq = 0
 			return t
@@ -700,13 +703,13 @@ func (q *eventQueue) pop() *timer {
 // popSlow is pop of a big queue, or of a timer whose number goes back.
 func (q *eventQueue) popSlow() *timer {
 	if q.small {
-		t := q.timers[q.run.first().id()]
+		t := q.loc[q.run.first().id()].t
 		q.run.popFirst()
 		q.release(t)
 		return t
 	}
 	q.bury()
-	t := q.timers[q.h[0].id()]
+	t := q.loc[q.h[0].id()].t
 	if q.split {
 		q.h.removeAt(q.loc, 0)
 		q.refill()
@@ -825,7 +828,7 @@ func (q *eventQueue) renumber() {
 	for i := range all {
 		e := &all[i]
 		seq := uint64(i+1) << idBits
-		q.timers[e.id()].seq = seq
+		q.loc[e.id()].t.seq = seq
 		e.key = seq | uint64(e.id())
 	}
 	q.seq = uint64(len(all)) << idBits

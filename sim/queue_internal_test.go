@@ -59,6 +59,11 @@ func TestEventQueueOrder(t *testing.T) {
 		for step := 0; step < 20000; step++ {
 			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
 			r0Seen = max(r0Seen, q.r0)
+			if step%8 == 0 {
+				for tm := range live {
+					checkSlot(t, &q, tm, step)
+				}
+			}
 			if q.small {
 				runSeen = max(runSeen, q.run.len())
 			}
@@ -137,13 +142,13 @@ func TestEventQueueOrder(t *testing.T) {
 		// Unarmed timers keep their numbers until forgotten; then every
 		// number is free and the table names no timer.
 		for i := range timers {
-			if timers[i].id != 0 && q.timers[timers[i].id] != &timers[i] {
+			if timers[i].id != 0 && q.loc[timers[i].id].t != &timers[i] {
 				t.Errorf("timer %d has number %d, which names another", i, timers[i].id)
 			}
 			q.forget(&timers[i])
 		}
-		if len(q.free) != len(q.timers)-1 || slices.ContainsFunc(q.timers, func(t *timer) bool { return t != nil }) {
-			t.Errorf("forgotten: %d of %d numbers free", len(q.free), len(q.timers)-1)
+		if len(q.free) != len(q.loc)-1 || slices.ContainsFunc(q.loc, func(l loc) bool { return l.t != nil }) {
+			t.Errorf("forgotten: %d of %d numbers free", len(q.free), len(q.loc)-1)
 		}
 		for k := range q.ring0 {
 			if len(q.ring0[k]) > 0 || q.full0.Has(k) || len(q.ring1[k]) > 0 || q.full1.Has(k) {
@@ -153,8 +158,8 @@ func TestEventQueueOrder(t *testing.T) {
 		if q.n0 != 0 || q.n1 != 0 {
 			t.Errorf("drained: the rings count %d and %d entries", q.n0, q.n1)
 		}
-		if len(q.timers) > len(timers)+1 {
-			t.Errorf("%d numbers for %d timers", len(q.timers), len(timers))
+		if len(q.loc) > len(timers)+1 {
+			t.Errorf("%d numbers for %d timers", len(q.loc), len(timers))
 		}
 		if nearWrap && q.seq>>idBits > 1<<20 {
 			t.Errorf("not renumbered: seq %d", q.seq>>idBits)
@@ -185,6 +190,33 @@ func TestEventQueueOrder(t *testing.T) {
 		if len(fired) < 1000 {
 			t.Errorf("only %d timers fired", len(fired))
 		}
+	}
+}
+
+// checkSlot fails unless armed timer tm's slot names it and, in a big
+// queue, says where its entry is.
+func checkSlot(t *testing.T, q *eventQueue, tm *timer, step int) {
+	t.Helper()
+	l := q.loc[tm.id]
+	if l.t != tm {
+		t.Fatalf("step %d: the slot of number %d names another timer", step, tm.id)
+	}
+	if q.small {
+		return // the run's entries have no index
+	}
+	var part []entry
+	switch {
+	case !q.split || l.in == inNear:
+		part = q.h
+	case l.in == inRing0:
+		part = q.ring0[int(tm.when>>q.bucketBits)&(1<<q.r0-1)]
+	case l.in == inRing1:
+		part = q.ring1[int(tm.when>>q.blockBits)&(len(q.ring1)-1)]
+	default:
+		part = q.late
+	}
+	if int(l.i) >= len(part) || part[l.i].key != tm.key() || part[l.i].when != tm.when {
+		t.Fatalf("step %d: the slot of number %d (part %d, index %d) does not find its entry", step, tm.id, l.in, l.i)
 	}
 }
 
