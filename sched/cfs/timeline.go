@@ -11,23 +11,34 @@ import (
 // only ever asks for the leftmost entity, inserts and removes arbitrary ones
 // (and, for compat yield, the rightmost), so an indexed heap keyed by
 // (vruntime, insertion sequence) yields exactly the kernel's leftmost in
-// O(log n) without allocating per operation.
+// O(log n) without allocating per operation. While the timeline is small
+// (fewer than runCap entities) a sorted run (sortedrun.go) holds them
+// instead: at a few entities its compares and shifts cost less than the
+// heap's sifts. It moves to the heap when an insertion would fill the run,
+// and back when a removal leaves fewer than runMin, so that a queue whose
+// length hovers about one bound does not move at every change.
 //
-// The entity inserted last waits beside the heap (pend) until the next
-// insertion or removal: schedule() puts the previous task back and picks
-// the next at once, so the entity just put is often the one picked (no
-// heap work at all), and otherwise the picked one's place in the heap is
-// where the pending one goes (one sift instead of a removal's and an
+// In the heap, the entity inserted last waits beside it (pend) until the
+// next insertion or removal: schedule() puts the previous task back and
+// picks the next at once, so the entity just put is often the one picked
+// (no heap work at all), and otherwise the picked one's place in the heap
+// is where the pending one goes (one sift instead of a removal's and an
 // insertion's). The order is total, so when an entity enters the heap
 // does not change what leftmost returns.
 type timeline struct {
+	run  sortedRun
+	big  bool // the entities are in h and pend, not in run
 	h    iheap.Heap[*entity]
 	pend *entity // in the timeline but not in h; its idx is pendIdx
 	seq  uint64
 }
 
-// pendIdx is the idx of the entity waiting beside the heap.
-const pendIdx = -2
+// pendIdx is the idx of the entity waiting beside the heap, runIdx that of
+// an entity in the run.
+const pendIdx, runIdx = -2, -3
+
+// runMin is the length below which the heap's entities go back to the run.
+const runMin = runCap / 2
 
 // before is the tree order. Comparing int64 differences keeps it right when
 // the u64 virtual clock wraps, as the kernel's entity_before does; the heap
@@ -40,6 +51,9 @@ func (a *entity) before(b *entity) bool {
 }
 
 func (t *timeline) len() int {
+	if !t.big {
+		return t.run.len()
+	}
 	if t.pend != nil {
 		return t.h.Len() + 1
 	}
@@ -48,6 +62,9 @@ func (t *timeline) len() int {
 
 // leftmost returns the entity that the kernel's rb_leftmost caches, or nil.
 func (t *timeline) leftmost() *entity {
+	if !t.big {
+		return t.run.first()
+	}
 	e, _ := t.h.Min()
 	if p := t.pend; p != nil && (e == nil || p.before(e)) {
 		return p
@@ -60,6 +77,12 @@ func (t *timeline) leftmost() *entity {
 // the heap's from its key, so update_min_vruntime reaches into no entity
 // but the pending one.
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
+	if !t.big {
+		if e := t.run.first(); e != nil {
+			return e.vruntime
+		}
+		return v
+	}
 	p := t.pend
 	if k, ok := t.h.LeastKey(); ok {
 		if p != nil && sched.Before(p.vruntime, k) {
@@ -81,18 +104,27 @@ func (t *timeline) flush() {
 	}
 }
 
-// at returns the i-th entity in no particular order, i < len(): the
-// pending one last.
+// at returns the i-th entity, i < len(): in tree order in the run, in no
+// particular order in the heap (the pending one last).
 func (t *timeline) at(i int) *entity {
+	if !t.big {
+		return t.run.at(i)
+	}
 	if i == t.h.Len() {
 		return t.pend
 	}
 	return t.h.At(i)
 }
 
-// rightmost returns the last entity in tree order (O(n); only compat yield
-// asks for it).
+// rightmost returns the last entity in tree order (O(n) in the heap; only
+// compat yield asks for it).
 func (t *timeline) rightmost() *entity {
+	if !t.big {
+		if n := t.run.len(); n > 0 {
+			return t.run.at(n - 1)
+		}
+		return nil
+	}
 	var r *entity
 	for i := 0; i < t.len(); i++ {
 		if e := t.at(i); r == nil || r.before(e) {
@@ -103,19 +135,32 @@ func (t *timeline) rightmost() *entity {
 }
 
 func (t *timeline) insert(e *entity) {
+	t.seq++
+	e.seq = t.seq
+	if !t.big {
+		if t.run.len() < runCap-1 {
+			e.idx = runIdx
+			t.run.insert(e)
+			return
+		}
+		t.toHeap()
+	}
 	// Tested here, not only in flush, so that an insertion after the
 	// pending entity was picked (nothing to flush) costs no call.
 	if t.pend != nil {
 		t.flush()
 	}
-	t.seq++
-	e.seq = t.seq
 	// A queued entity's vruntime does not change until it is picked
 	// (only curr's does), so its key stays valid while it is here.
 	e.idx, t.pend = pendIdx, e
 }
 
 func (t *timeline) remove(e *entity) {
+	if !t.big {
+		t.run.remove(e)
+		e.idx = -1
+		return
+	}
 	switch p := t.pend; {
 	case p == e:
 		t.pend = nil
@@ -127,16 +172,51 @@ func (t *timeline) remove(e *entity) {
 		t.h.Remove(int(e.idx))
 	}
 	e.idx = -1
+	if t.len() < runMin {
+		t.toRun()
+	}
+}
+
+// toHeap moves the run's entities into the heap. In tree order each push
+// is one comparison with its parent: a sorted array is a heap.
+func (t *timeline) toHeap() {
+	for i := 0; i < t.run.len(); i++ {
+		e := t.run.at(i)
+		e.idx = int32(t.h.Push(e, e.vruntime, e.seq))
+	}
+	t.run.head = t.run.tail
+	t.big = true
+}
+
+// toRun moves the heap's entities (and the pending one) into the run, in
+// tree order, each after all the others.
+func (t *timeline) toRun() {
+	t.flush()
+	for t.h.Len() > 0 {
+		e, _, _ := t.h.Pop()
+		e.idx = runIdx
+		t.run.insert(e)
+	}
+	t.big = false
 }
 
 // contains reports whether e is in this timeline (for invariant checks).
 func (t *timeline) contains(e *entity) bool {
+	if !t.big {
+		return e.idx == runIdx && t.run.find(e) != t.run.tail
+	}
 	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, int(e.idx))
 }
 
 // second returns the entity after the leftmost in tree order, or nil
-// (O(n); only 6.1's skip buddy asks for it).
+// (O(n) in the heap; only 6.1's skip buddy asks for it).
 func (t *timeline) second() *entity {
+	if !t.big {
+		if t.run.len() > 1 {
+			return t.run.at(1)
+		}
+		return nil
+	}
 	first := t.leftmost()
 	var s *entity
 	for i := 0; i < t.len(); i++ {

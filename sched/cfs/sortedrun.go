@@ -1,0 +1,120 @@
+package cfs
+
+// sortedRun holds a small timeline's entities in tree order, leftmost
+// first, in a ring of runCap slots: buf[head&runMask] to
+// buf[(tail−1)&runMask], head and tail counting freely (they wrap as
+// unsigned numbers do, and tail − head is the length). A queue of a few
+// tasks (make -j10 keeps about ten) mostly takes from the front (a pick),
+// puts in before all (a woken sleeper, placed a latency before
+// min_vruntime) or after all (the task just run, put back): a comparison
+// or two and no move, where the heap's sift down compared four children
+// through their slots and wrote the position of every slot it moved. An
+// insertion between the ends finds its place by binary search and shifts
+// the shorter side; a removal finds its entity by the same search on the
+// entity's own key (vruntime, seq, which does not change while it is
+// queued). The masked indices need no bounds checks, and the ring never
+// has to be moved back to the middle of an array. The slot at tail is
+// always nil, so the first slot of an empty run is nil too: first needs
+// no test of the length.
+type sortedRun struct {
+	head, tail uint
+	buf        [runCap]*entity
+}
+
+// runCap − 1 bounds the run's length (the timeline moves to its heap
+// before it would reach runCap): the slot at tail is never an entity's.
+const runCap, runMask = 32, 32 - 1
+
+func (r *sortedRun) len() int { return int(r.tail - r.head) }
+
+// first returns the leftmost entity, or nil.
+func (r *sortedRun) first() *entity { return r.buf[r.head&runMask] }
+
+// at returns the i-th entity in tree order, i < len().
+func (r *sortedRun) at(i int) *entity { return r.buf[(r.head+uint(i))&runMask] }
+
+// insert puts e in its place; the run must hold fewer than runCap − 1.
+// Sequence numbers are unique, so e is strictly before or after every
+// entity.
+func (r *sortedRun) insert(e *entity) {
+	h, t := r.head, r.tail
+	switch {
+	case h == t || e.before(r.buf[h&runMask]):
+		r.head = h - 1
+		r.buf[(h-1)&runMask] = e
+		return
+	case !e.before(r.buf[(t-1)&runMask]):
+		r.buf[t&runMask] = e
+		r.tail = t + 1
+		r.buf[(t+1)&runMask] = nil
+		return
+	}
+	// After the first and before the last: p is the first slot e is
+	// before, in (h, t−1]. The search counts from h, since h and t may
+	// lie on either side of a wrap.
+	lo, hi := uint(1), t-1-h
+	for lo < hi {
+		m := (lo + hi) / 2
+		if e.before(r.buf[(h+m)&runMask]) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	p := h + lo
+	if p-h < t-p {
+		for i := h; i != p; i++ {
+			r.buf[(i-1)&runMask] = r.buf[i&runMask]
+		}
+		r.head = h - 1
+		r.buf[(p-1)&runMask] = e
+	} else {
+		for i := t; i != p; i-- {
+			r.buf[i&runMask] = r.buf[(i-1)&runMask]
+		}
+		r.tail = t + 1
+		r.buf[(t+1)&runMask] = nil
+		r.buf[p&runMask] = e
+	}
+}
+
+// find returns the slot number of e, or tail when e is not here.
+func (r *sortedRun) find(e *entity) uint {
+	h := r.head
+	lo, hi := uint(0), r.tail-h
+	for lo < hi {
+		m := (lo + hi) / 2
+		if r.buf[(h+m)&runMask].before(e) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == r.tail-h || r.buf[(h+lo)&runMask] != e {
+		return r.tail
+	}
+	return h + lo
+}
+
+// remove takes e, which must be here, out, shifting the shorter side. The
+// leftmost (a pick) is tested first: it is most of the removals.
+func (r *sortedRun) remove(e *entity) {
+	h, t := r.head, r.tail
+	if r.buf[h&runMask] == e {
+		r.head = h + 1
+		return
+	}
+	p := r.find(e)
+	if p-h < t-1-p {
+		for i := p; i != h; i-- {
+			r.buf[i&runMask] = r.buf[(i-1)&runMask]
+		}
+		r.head = h + 1
+	} else {
+		for i := p; i != t-1; i++ {
+			r.buf[i&runMask] = r.buf[(i+1)&runMask]
+		}
+		r.tail = t - 1
+		r.buf[(t-1)&runMask] = nil
+	}
+}
