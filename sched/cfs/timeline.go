@@ -60,11 +60,19 @@ func (t *timeline) len() int {
 	return t.h.Len()
 }
 
+// Each method below tests the form first and calls the heap's own out of
+// line, so that the run's (the common case) is inlined into its callers.
+
 // leftmost returns the entity that the kernel's rb_leftmost caches, or nil.
 func (t *timeline) leftmost() *entity {
-	if !t.big {
-		return t.run.first()
+	if t.big {
+		return t.heapLeftmost()
 	}
+	return t.run.first()
+}
+
+//go:noinline
+func (t *timeline) heapLeftmost() *entity {
 	e, _ := t.h.Min()
 	if p := t.pend; p != nil && (e == nil || p.before(e)) {
 		return p
@@ -77,12 +85,14 @@ func (t *timeline) leftmost() *entity {
 // the heap's from its key, so update_min_vruntime reaches into no entity
 // but the pending one.
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
-	if !t.big {
-		if e := t.run.first(); e != nil {
-			return e.vruntime
-		}
-		return v
+	if t.big || t.run.len() == 0 {
+		return t.heapLeftmostVruntime(v)
 	}
+	return t.run.first().vruntime
+}
+
+//go:noinline
+func (t *timeline) heapLeftmostVruntime(v uint64) uint64 {
 	p := t.pend
 	if k, ok := t.h.LeastKey(); ok {
 		if p != nil && sched.Before(p.vruntime, k) {
@@ -137,12 +147,17 @@ func (t *timeline) rightmost() *entity {
 func (t *timeline) insert(e *entity) {
 	t.seq++
 	e.seq = t.seq
+	if t.big || t.run.len() == runCap-1 {
+		t.heapInsert(e)
+		return
+	}
+	e.idx = runIdx
+	t.run.insert(e)
+}
+
+//go:noinline
+func (t *timeline) heapInsert(e *entity) {
 	if !t.big {
-		if t.run.len() < runCap-1 {
-			e.idx = runIdx
-			t.run.insert(e)
-			return
-		}
 		t.toHeap()
 	}
 	// Tested here, not only in flush, so that an insertion after the
@@ -156,11 +171,16 @@ func (t *timeline) insert(e *entity) {
 }
 
 func (t *timeline) remove(e *entity) {
-	if !t.big {
-		t.run.remove(e)
-		e.idx = -1
+	if t.big {
+		t.heapRemove(e)
 		return
 	}
+	t.run.remove(e)
+	e.idx = -1
+}
+
+//go:noinline
+func (t *timeline) heapRemove(e *entity) {
 	switch p := t.pend; {
 	case p == e:
 		t.pend = nil
