@@ -35,47 +35,24 @@ func (r *sortedRun) at(i int) *entity { return r.buf[(r.head+uint(i))&runMask] }
 
 // insert puts e in its place; the run must hold fewer than runCap − 1.
 // Sequence numbers are unique, so e is strictly before or after every
-// entity.
+// entity. An entity before all goes in at the front; any other is put in
+// from the back, shifting the ones after it up a slot as it goes (the task
+// put back after its slice mostly lands in the later half).
 func (r *sortedRun) insert(e *entity) {
 	h, t := r.head, r.tail
-	switch {
-	case h == t || e.before(r.buf[h&runMask]):
+	if h == t || e.before(r.buf[h&runMask]) {
 		r.head = h - 1
 		r.buf[(h-1)&runMask] = e
 		return
-	case !e.before(r.buf[(t-1)&runMask]):
-		r.buf[t&runMask] = e
-		r.tail = t + 1
-		r.buf[(t+1)&runMask] = nil
-		return
 	}
-	// After the first and before the last: p is the first slot e is
-	// before, in (h, t−1]. The search counts from h, since h and t may
-	// lie on either side of a wrap.
-	lo, hi := uint(1), t-1-h
-	for lo < hi {
-		m := (lo + hi) / 2
-		if e.before(r.buf[(h+m)&runMask]) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
+	i := t
+	for e.before(r.buf[(i-1)&runMask]) {
+		r.buf[i&runMask] = r.buf[(i-1)&runMask]
+		i--
 	}
-	p := h + lo
-	if p-h < t-p {
-		for i := h; i != p; i++ {
-			r.buf[(i-1)&runMask] = r.buf[i&runMask]
-		}
-		r.head = h - 1
-		r.buf[(p-1)&runMask] = e
-	} else {
-		for i := t; i != p; i-- {
-			r.buf[i&runMask] = r.buf[(i-1)&runMask]
-		}
-		r.tail = t + 1
-		r.buf[(t+1)&runMask] = nil
-		r.buf[p&runMask] = e
-	}
+	r.buf[i&runMask] = e
+	r.tail = t + 1
+	r.buf[(t+1)&runMask] = nil
 }
 
 // find returns the slot number of e, or tail when e is not here.
