@@ -1,5 +1,7 @@
 package cfs
 
+import "schedlab/sched"
+
 // sortedRun holds a small timeline's entities in tree order, leftmost
 // first, in a ring of runCap slots: buf[head&runMask] to
 // buf[(tail−1)&runMask], head and tail counting freely (they wrap as
@@ -33,20 +35,22 @@ func (r *sortedRun) first() *entity { return r.buf[r.head&runMask] }
 // at returns the i-th entity in tree order, i < len().
 func (r *sortedRun) at(i int) *entity { return r.buf[(r.head+uint(i))&runMask] }
 
-// insert puts e in its place; the run must hold fewer than runCap − 1.
-// Sequence numbers are unique, so e is strictly before or after every
-// entity. An entity before all goes in at the front; any other is put in
-// from the back, shifting the ones after it up a slot as it goes (the task
-// put back after its slice mostly lands in the later half).
+// insert puts e in its place; the run must hold fewer than runCap − 1, and
+// e must go after every entity of its vruntime, as the entity inserted
+// last does (its seq is the largest) and as one does that comes in tree
+// order. So the place is found on vruntimes alone. An entity before all
+// goes in at the front; any other is put in from the back, shifting the
+// ones after it up a slot as it goes (the task put back after its slice
+// mostly lands in the later half).
 func (r *sortedRun) insert(e *entity) {
-	h, t := r.head, r.tail
-	if h == t || e.before(r.buf[h&runMask]) {
+	h, t, v := r.head, r.tail, e.vruntime
+	if h == t || sched.Before(v, r.buf[h&runMask].vruntime) {
 		r.head = h - 1
 		r.buf[(h-1)&runMask] = e
 		return
 	}
 	i := t
-	for e.before(r.buf[(i-1)&runMask]) {
+	for sched.Before(v, r.buf[(i-1)&runMask].vruntime) {
 		r.buf[i&runMask] = r.buf[(i-1)&runMask]
 		i--
 	}

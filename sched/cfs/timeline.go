@@ -85,10 +85,13 @@ func (t *timeline) heapLeftmost() *entity {
 // the heap's from its key, so update_min_vruntime reaches into no entity
 // but the pending one.
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
-	if t.big || t.run.len() == 0 {
+	if t.big {
 		return t.heapLeftmostVruntime(v)
 	}
-	return t.run.first().vruntime
+	if e := t.run.first(); e != nil {
+		return e.vruntime
+	}
+	return v
 }
 
 //go:noinline
