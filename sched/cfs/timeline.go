@@ -60,15 +60,18 @@ func (t *timeline) len() int {
 	return t.h.Len()
 }
 
-// Each method below tests the form first and calls the heap's own out of
-// line, so that the run's (the common case) is inlined into its callers.
+// The methods below that callers run most ask the run first and call the
+// heap's own code out of line, so that the run's (the common case) is
+// inlined into its callers. The run is empty while the heap is in use, and
+// an empty run's first is nil, so they need not test which form is in use;
+// an empty heap answers as an empty timeline should.
 
 // leftmost returns the entity that the kernel's rb_leftmost caches, or nil.
 func (t *timeline) leftmost() *entity {
-	if t.big {
-		return t.heapLeftmost()
+	if e := t.run.first(); e != nil {
+		return e
 	}
-	return t.run.first()
+	return t.heapLeftmost()
 }
 
 //go:noinline
@@ -85,13 +88,10 @@ func (t *timeline) heapLeftmost() *entity {
 // the heap's from its key, so update_min_vruntime reaches into no entity
 // but the pending one.
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
-	if t.big {
-		return t.heapLeftmostVruntime(v)
-	}
 	if e := t.run.first(); e != nil {
 		return e.vruntime
 	}
-	return v
+	return t.heapLeftmostVruntime(v)
 }
 
 //go:noinline
@@ -173,7 +173,18 @@ func (t *timeline) heapInsert(e *entity) {
 	e.idx, t.pend = pendIdx, e
 }
 
+// remove takes e out. The run's leftmost (a pick) is taken here, inlined
+// into the caller: it is most of the removals.
 func (t *timeline) remove(e *entity) {
+	if t.run.first() != e {
+		t.removeOther(e)
+		return
+	}
+	t.run.head++
+	e.idx = -1
+}
+
+func (t *timeline) removeOther(e *entity) {
 	if t.big {
 		t.heapRemove(e)
 		return
