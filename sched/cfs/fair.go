@@ -27,7 +27,7 @@ type entity struct {
 	parent   *entity     // the group entity one level up; nil at the root queue
 	task     *sched.Task // nil for a group entity
 	seq      uint64      // insertion number in q's timeline: FIFO among equal vruntimes
-	idx      int32       // handle in q's timeline, −1 when not in it
+	idx      int32       // handle in q's timeline's heap (timeline.go), else −1
 	onRQ     bool
 	// idleCounted: counted in q.idleNr (a SCHED_IDLE task when queued).
 	idleCounted bool

@@ -33,9 +33,10 @@ type timeline struct {
 	seq  uint64
 }
 
-// pendIdx is the idx of the entity waiting beside the heap, runIdx that of
-// an entity in the run.
-const pendIdx, runIdx = -2, -3
+// pendIdx is the idx of the entity waiting beside the heap. An entity in
+// the run has none (−1, as one not in the timeline): the run finds it by
+// its key, and its idx need not be written as it comes and goes.
+const pendIdx = -2
 
 // runMin is the length below which the heap's entities go back to the run.
 const runMin = runCap / 2
@@ -154,7 +155,6 @@ func (t *timeline) insert(e *entity) {
 		t.heapInsert(e)
 		return
 	}
-	e.idx = runIdx
 	t.run.insert(e)
 }
 
@@ -181,7 +181,6 @@ func (t *timeline) remove(e *entity) {
 		return
 	}
 	t.run.head++
-	e.idx = -1
 }
 
 func (t *timeline) removeOther(e *entity) {
@@ -190,7 +189,6 @@ func (t *timeline) removeOther(e *entity) {
 		return
 	}
 	t.run.remove(e)
-	e.idx = -1
 }
 
 //go:noinline
@@ -228,7 +226,7 @@ func (t *timeline) toRun() {
 	t.flush()
 	for t.h.Len() > 0 {
 		e, _, _ := t.h.Pop()
-		e.idx = runIdx
+		e.idx = -1
 		t.run.insert(e)
 	}
 	t.big = false
@@ -237,7 +235,7 @@ func (t *timeline) toRun() {
 // contains reports whether e is in this timeline (for invariant checks).
 func (t *timeline) contains(e *entity) bool {
 	if !t.big {
-		return e.idx == runIdx && t.run.find(e) != t.run.tail
+		return t.run.find(e) != t.run.tail
 	}
 	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, int(e.idx))
 }
