@@ -87,25 +87,17 @@ func (t *timeline) heapLeftmost() *entity {
 // leftmostVruntime is leftmost's vruntime, or v for an empty timeline.
 // It needs no tie-break (equal vruntimes are the same answer), and takes
 // the heap's from its key, so update_min_vruntime reaches into no entity
-// but the pending one.
+// but the pending one. It calls nothing, so that update_min_vruntime,
+// which runs at every charge of curr, stays a leaf without a frame.
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
 	if e := t.run.first(); e != nil {
 		return e.vruntime
 	}
-	return t.heapLeftmostVruntime(v)
-}
-
-//go:noinline
-func (t *timeline) heapLeftmostVruntime(v uint64) uint64 {
-	p := t.pend
 	if k, ok := t.h.LeastKey(); ok {
-		if p != nil && sched.Before(p.vruntime, k) {
-			return p.vruntime
-		}
-		return k
+		v = k
 	}
-	if p != nil {
-		return p.vruntime
+	if p := t.pend; p != nil && sched.Before(p.vruntime, v) {
+		v = p.vruntime
 	}
 	return v
 }
