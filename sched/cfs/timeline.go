@@ -1,9 +1,6 @@
 package cfs
 
-import (
-	"schedlab/internal/iheap"
-	"schedlab/sched"
-)
+import "schedlab/internal/iheap"
 
 // timeline holds a queue's waiting entities (never curr) in the order of the
 // kernel's red-black tree: by vruntime, and among equal vruntimes by
@@ -16,27 +13,15 @@ import (
 // instead: at a few entities its compares and shifts cost less than the
 // heap's sifts. It moves to the heap when an insertion would fill the run,
 // and back when a removal leaves fewer than runMin, so that a queue whose
-// length hovers about one bound does not move at every change.
-//
-// In the heap, the entity inserted last waits beside it (pend) until the
-// next insertion or removal: schedule() puts the previous task back and
-// picks the next at once, so the entity just put is often the one picked
-// (no heap work at all), and otherwise the picked one's place in the heap
-// is where the pending one goes (one sift instead of a removal's and an
-// insertion's). The order is total, so when an entity enters the heap
-// does not change what leftmost returns.
+// length hovers about one bound does not move at every change. The order
+// is total, so which form holds the entities does not change what
+// leftmost returns.
 type timeline struct {
-	run  sortedRun
-	big  bool // the entities are in h and pend, not in run
-	h    iheap.Heap[*entity]
-	pend *entity // in the timeline but not in h; its idx is pendIdx
-	seq  uint64
+	run sortedRun
+	big bool // the entities are in h, and run is empty
+	h   iheap.Heap[*entity]
+	seq uint64
 }
-
-// pendIdx is the idx of the entity waiting beside the heap. An entity in
-// the run has none (−1, as one not in the timeline): the run finds it by
-// its key, and its idx need not be written as it comes and goes.
-const pendIdx = -2
 
 // runMin is the length below which the heap's entities go back to the run.
 const runMin = runCap / 2
@@ -55,69 +40,41 @@ func (t *timeline) len() int {
 	if !t.big {
 		return t.run.len()
 	}
-	if t.pend != nil {
-		return t.h.Len() + 1
-	}
 	return t.h.Len()
 }
 
-// The methods below that callers run most ask the run first and call the
-// heap's own code out of line, so that the run's (the common case) is
-// inlined into its callers. The run is empty while the heap is in use, and
-// an empty run's first is nil, so they need not test which form is in use;
-// an empty heap answers as an empty timeline should.
+// The methods below that callers run most ask the run first and the heap
+// after, so that they need not test which form is in use: the run is empty
+// while the heap is in use, an empty run's first is nil, and an empty
+// heap answers as an empty timeline should.
 
 // leftmost returns the entity that the kernel's rb_leftmost caches, or nil.
 func (t *timeline) leftmost() *entity {
 	if e := t.run.first(); e != nil {
 		return e
 	}
-	return t.heapLeftmost()
-}
-
-//go:noinline
-func (t *timeline) heapLeftmost() *entity {
 	e, _ := t.h.Min()
-	if p := t.pend; p != nil && (e == nil || p.before(e)) {
-		return p
-	}
 	return e
 }
 
 // leftmostVruntime is leftmost's vruntime, or v for an empty timeline.
-// It needs no tie-break (equal vruntimes are the same answer), and takes
-// the heap's from its key, so update_min_vruntime reaches into no entity
-// but the pending one. It calls nothing, so that update_min_vruntime,
-// which runs at every charge of curr, stays a leaf without a frame.
+// It takes the heap's from its key, so update_min_vruntime reaches into no
+// entity of a large queue (one that would miss the cache).
 func (t *timeline) leftmostVruntime(v uint64) uint64 {
 	if e := t.run.first(); e != nil {
 		return e.vruntime
 	}
 	if k, ok := t.h.LeastKey(); ok {
-		v = k
-	}
-	if p := t.pend; p != nil && sched.Before(p.vruntime, v) {
-		v = p.vruntime
+		return k
 	}
 	return v
 }
 
-// flush moves the pending entity into the heap.
-func (t *timeline) flush() {
-	if p := t.pend; p != nil {
-		t.pend = nil
-		p.idx = int32(t.h.Push(p, p.vruntime, p.seq))
-	}
-}
-
 // at returns the i-th entity, i < len(): in tree order in the run, in no
-// particular order in the heap (the pending one last).
+// particular order in the heap.
 func (t *timeline) at(i int) *entity {
 	if !t.big {
 		return t.run.at(i)
-	}
-	if i == t.h.Len() {
-		return t.pend
 	}
 	return t.h.At(i)
 }
@@ -140,29 +97,19 @@ func (t *timeline) rightmost() *entity {
 	return r
 }
 
+// insert puts e in. A queued entity's vruntime does not change until it is
+// picked (only curr's does), so its key stays valid while it is here.
 func (t *timeline) insert(e *entity) {
 	t.seq++
 	e.seq = t.seq
-	if t.big || t.run.len() == runCap-1 {
-		t.heapInsert(e)
+	if !t.big && t.run.len() < runCap-1 {
+		t.run.insert(e)
 		return
 	}
-	t.run.insert(e)
-}
-
-//go:noinline
-func (t *timeline) heapInsert(e *entity) {
 	if !t.big {
 		t.toHeap()
 	}
-	// Tested here, not only in flush, so that an insertion after the
-	// pending entity was picked (nothing to flush) costs no call.
-	if t.pend != nil {
-		t.flush()
-	}
-	// A queued entity's vruntime does not change until it is picked
-	// (only curr's does), so its key stays valid while it is here.
-	e.idx, t.pend = pendIdx, e
+	e.idx = int32(t.h.Push(e, e.vruntime, e.seq))
 }
 
 // remove takes e out. The run's leftmost (a pick) is taken here, inlined
@@ -176,27 +123,13 @@ func (t *timeline) remove(e *entity) {
 }
 
 func (t *timeline) removeOther(e *entity) {
-	if t.big {
-		t.heapRemove(e)
+	if !t.big {
+		t.run.remove(e)
 		return
 	}
-	t.run.remove(e)
-}
-
-//go:noinline
-func (t *timeline) heapRemove(e *entity) {
-	switch p := t.pend; {
-	case p == e:
-		t.pend = nil
-	case p != nil:
-		t.pend = nil
-		t.h.Replace(int(e.idx), p, p.vruntime, p.seq)
-		p.idx = e.idx
-	default:
-		t.h.Remove(int(e.idx))
-	}
+	t.h.Remove(int(e.idx))
 	e.idx = -1
-	if t.len() < runMin {
+	if t.h.Len() < runMin {
 		t.toRun()
 	}
 }
@@ -212,10 +145,9 @@ func (t *timeline) toHeap() {
 	t.big = true
 }
 
-// toRun moves the heap's entities (and the pending one) into the run, in
-// tree order, each after all the others.
+// toRun moves the heap's entities into the run, in tree order, each after
+// all the others.
 func (t *timeline) toRun() {
-	t.flush()
 	for t.h.Len() > 0 {
 		e, _, _ := t.h.Pop()
 		e.idx = -1
@@ -229,7 +161,7 @@ func (t *timeline) contains(e *entity) bool {
 	if !t.big {
 		return t.run.find(e) != t.run.tail
 	}
-	return e == t.pend && e.idx == pendIdx || t.h.Contains(e, int(e.idx))
+	return t.h.Contains(e, int(e.idx))
 }
 
 // second returns the entity after the leftmost in tree order, or nil
