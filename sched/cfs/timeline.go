@@ -16,6 +16,12 @@ import "schedlab/internal/iheap"
 // length hovers about one bound does not move at every change. The order
 // is total, so which form holds the entities does not change what
 // leftmost returns.
+//
+// The heap used to keep the entity inserted last beside it, since
+// schedule() puts the previous task back and picks at once; with the run
+// in front it no longer paid: make -j10 on 1 CPU cost 1,188 instructions
+// an event with it and 1,178 without, 10,000 tasks on 1 CPU 1,174 and
+// 1,160 (its test on every query cost more than the sifts it saved).
 type timeline struct {
 	run sortedRun
 	big bool // the entities are in h, and run is empty
