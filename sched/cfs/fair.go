@@ -52,7 +52,6 @@ type cfsRQ struct {
 	load     sched.LoadWeight
 	nr       int // entities queued directly here, curr included
 	minV     uint64
-	tree     timeline
 	curr     *entity
 	next     *entity
 	last     *entity
@@ -60,18 +59,22 @@ type cfsRQ struct {
 	idleNr   int     // 6.1: SCHED_IDLE tasks queued directly here (idle_nr_running)
 	cpu      *cpuRQ
 	lastMinV uint64 // min_vruntime at the last invariant check
+	// Last, so that its sorted run's 32 slots (of which a short queue
+	// uses a few) do not stand between the fields above.
+	tree timeline
 }
 
 // cpuRQ is the fair part of one CPU's rq. The engine's side of it (the
 // sched.RQ) is not kept: each hook is given it.
 type cpuRQ struct {
-	root  cfsRQ
 	clock uint64 // rq->clock as the fair class last saw it
 	// hNr counts the tasks queued on this CPU at every level
 	// (rq->cfs.h_nr_running), for 6.1's ALT_PERIOD.
 	hNr int
 	// skipClock is 6.1's RQCF_REQ_SKIP (linux61.go).
 	skipClock bool
+	// Last, after the clock: its timeline ends in a sorted run's slots.
+	root cfsRQ
 }
 
 // groupState is a task group's entities and queues, one per CPU.

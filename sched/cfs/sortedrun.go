@@ -45,7 +45,15 @@ func (r *sortedRun) at(i int) *entity { return r.buf[(r.head+uint(i))&runMask] }
 // mostly lands in the later half).
 func (r *sortedRun) insert(e *entity) {
 	h, t, v := r.head, r.tail, e.vruntime
-	if h == t || sched.Before(v, r.buf[h&runMask].vruntime) {
+	if h == t {
+		// An empty run starts again in the middle of its ring, so that
+		// a queue of one or two entities keeps to a cache line or two of
+		// it instead of wandering over all of them.
+		r.head, r.tail = runCap/2, runCap/2+1
+		r.buf[runCap/2], r.buf[runCap/2+1] = e, nil
+		return
+	}
+	if sched.Before(v, r.buf[h&runMask].vruntime) {
 		r.head = h - 1
 		r.buf[(h-1)&runMask] = e
 		return
