@@ -290,6 +290,8 @@ func (a *Analyzer) Event(e *trace.Event) {
 		a.Fork(e.TS, e.CPU, e.PID, e.TGID, e.Comm, e.ChildPID, e.ChildTGID, e.ChildComm)
 	case trace.Exit:
 		a.Exit(e.TS, e.CPU, e.PID, e.Comm, e.Prio)
+	case trace.Migrate:
+		a.Migrate(e.TS, e.CPU, e.PID, e.Comm, e.Prio, e.OrigCPU, e.DestCPU)
 	case trace.Mark:
 		a.Mark(e.TS, e.CPU, e.PID, e.Comm, e.Mark, e.Timer, e.Seq, e.Expected)
 	case trace.Begin:
@@ -491,6 +493,16 @@ func (a *Analyzer) Exit(ts int64, cpu, pid int32, comm string, _ int32) {
 	}
 }
 
+// Migrate implements trace.FastSink: pid moves to another CPU (the
+// event names the CPU it is written on; the task is only seen alive).
+func (a *Analyzer) Migrate(ts int64, cpu, pid int32, comm string, _, _, _ int32) {
+	a.step(ts)
+	a.schedEvent(cpu)
+	if pid != 0 {
+		a.task(pid, comm, true)
+	}
+}
+
 // Mark implements trace.FastSink: pid wrote mark m about expiry seq of
 // timer.
 func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind, timer int32, seq, expected int64) {
@@ -510,14 +522,10 @@ func (a *Analyzer) Mark(ts int64, cpu, pid int32, comm string, m trace.MarkKind,
 // other is Event of the kinds FastSink does not take.
 func (a *Analyzer) other(e *trace.Event) {
 	a.step(e.TS)
-	if e.Kind <= trace.Migrate { // Migrate (and a Kind 0 nobody should send)
+	if e.Kind == 0 { // nobody should send it; counted as a scheduler event
 		a.schedEvent(e.CPU)
 	}
 	switch e.Kind {
-	case trace.Migrate:
-		if e.PID != 0 {
-			a.task(e.PID, e.Comm, true)
-		}
 	case trace.Lost:
 		a.gap(e)
 	case trace.BufferStart:

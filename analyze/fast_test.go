@@ -24,7 +24,7 @@ func TestFastPathIsEvent(t *testing.T) {
 		ncpu             int
 	}{
 		{"wakeup-latency-calibrated-make-j10", "cfs-2.6.35", 1},
-		{"wakeup-latency-calibrated-make-j10", "eevdf-6.12", 4}, // migrations, which go to Event
+		{"wakeup-latency-calibrated-make-j10", "eevdf-6.12", 4}, // migrations
 		{"sigev-thread", "cfs-2.6.24", 2},                       // forks and timer marks
 		{"fair-user-sched", "cfs-2.6.24", 2},
 	} {

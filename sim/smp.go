@@ -2,7 +2,6 @@ package sim
 
 import (
 	"schedlab/sched"
-	"schedlab/trace"
 )
 
 // This file is the engine's many-CPU policy: where a woken or new task is
@@ -253,9 +252,7 @@ func (e *Engine) emitMigrate(c *CPU, t *Task, from int) {
 	if e.untraced() {
 		return
 	}
-	e.ev = trace.Event{TS: e.now, CPU: int32(c.id), Kind: trace.Migrate, PID: int32(t.st.PID), Comm: t.st.Comm,
-		Prio: int32(t.st.Prio()), OrigCPU: int32(from), DestCPU: int32(c.id)}
-	e.emit()
+	e.fast.Migrate(e.now, int32(c.id), int32(t.st.PID), t.st.Comm, int32(t.st.Prio()), int32(from), int32(c.id))
 }
 
 // coldestWaiting returns the waiting (queued, not running) task of src

@@ -1,15 +1,16 @@
 package trace
 
 // FastSink is a Sink that also takes the kinds of event a simulation
-// emits most (switches, wakeups, forks, exits and marks) as arguments, so that a
-// producer need not build a 144-byte Event for each. A call of one of its
-// methods stands for a call of Event with the Event of that Kind whose
-// fields of the same names are the arguments and whose other fields are
-// zero (no TGID on a switch or a wakeup, no Prio on a fork or a mark, no
-// Period on a mark), and a FastSink must treat the two alike: its Event
-// may decode those kinds and call the methods, which keeps one copy of
-// its logic. A producer looks for the interface once (AsFast), not per
-// event; an event with any other field set goes to Event.
+// emits most (switches, wakeups, forks, exits, migrations and marks) as
+// arguments, so that a producer need not build a 144-byte Event for each.
+// A call of one of its methods stands for a call of Event with the Event
+// of that Kind whose fields of the same names are the arguments and whose
+// other fields are zero (no TGID on a switch, a wakeup, an exit or a
+// migration, no Prio on a fork or a mark, no Period on a mark), and a
+// FastSink must treat the two alike: its Event may decode those kinds and
+// call the methods, which keeps one copy of its logic. A producer looks
+// for the interface once (AsFast), not per event; an event with any other
+// field set goes to Event.
 //
 // The simulator calls these methods for every such event when its sink
 // implements them (the analyzer does); Tee, the trace writers and the
@@ -25,6 +26,8 @@ type FastSink interface {
 	Fork(ts int64, cpu, pid, tgid int32, comm string, child, childTGID int32, childComm string)
 	// Exit is a sched_process_exit of pid.
 	Exit(ts int64, cpu, pid int32, comm string, prio int32)
+	// Migrate is a sched_migrate_task: pid moves from orig to dest.
+	Migrate(ts int64, cpu, pid int32, comm string, prio, orig, dest int32)
 	// Mark is an application mark m that pid wrote about expiry seq of timer.
 	Mark(ts int64, cpu, pid int32, comm string, m MarkKind, timer int32, seq, expected int64)
 }
@@ -81,6 +84,14 @@ func (b *eventBuilder) Exit(ts int64, cpu, pid int32, comm string, prio int32) {
 	ev := &b.ev
 	*ev = Event{}
 	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm, ev.Prio = ts, cpu, Exit, pid, comm, prio
+	b.sink.Event(ev)
+}
+
+func (b *eventBuilder) Migrate(ts int64, cpu, pid int32, comm string, prio, orig, dest int32) {
+	ev := &b.ev
+	*ev = Event{}
+	ev.TS, ev.CPU, ev.Kind, ev.PID, ev.Comm, ev.Prio = ts, cpu, Migrate, pid, comm, prio
+	ev.OrigCPU, ev.DestCPU = orig, dest
 	b.sink.Event(ev)
 }
 

@@ -12,6 +12,7 @@ func (*fastOnly) Switch(int64, int32, int32, string, int32, TaskState, int32, st
 func (*fastOnly) Wake(Kind, int64, int32, int32, string, int32, int32)                       {}
 func (*fastOnly) Fork(int64, int32, int32, int32, string, int32, int32, string)              {}
 func (*fastOnly) Exit(int64, int32, int32, string, int32)                                    {}
+func (*fastOnly) Migrate(int64, int32, int32, string, int32, int32, int32)                   {}
 func (*fastOnly) Mark(int64, int32, int32, string, MarkKind, int32, int64, int64)            {}
 
 // TestAsFast checks that a Sink without the methods gets each event as the
@@ -32,6 +33,7 @@ func TestAsFast(t *testing.T) {
 	s.Switch(10, 1, 3, "parent", 120, Dead, 5, "child", 119)
 	s.Mark(20, 3, 5, "child", CallbackStart, 7, 8, 9)
 	s.Wake(WakeupNew, 30, 2, 5, "child", 121, 3)
+	s.Migrate(33, 3, 5, "child", 121, 2, 3)
 	s.Exit(35, 1, 5, "child", 121)
 	s.Event(&Event{TS: 40, Kind: Exit, PID: 5, Comm: "child"})
 	want := []Event{
@@ -39,6 +41,7 @@ func TestAsFast(t *testing.T) {
 		{TS: 10, CPU: 1, Kind: Switch, PID: 3, Comm: "parent", Prio: 120, PrevState: Dead, NextPID: 5, NextComm: "child", NextPrio: 119},
 		{TS: 20, CPU: 3, Kind: Mark, PID: 5, Comm: "child", Mark: CallbackStart, Timer: 7, Seq: 8, Expected: 9},
 		{TS: 30, CPU: 2, Kind: WakeupNew, PID: 5, Comm: "child", Prio: 121, TargetCPU: 3},
+		{TS: 33, CPU: 3, Kind: Migrate, PID: 5, Comm: "child", Prio: 121, OrigCPU: 2, DestCPU: 3},
 		{TS: 35, CPU: 1, Kind: Exit, PID: 5, Comm: "child", Prio: 121},
 		{TS: 40, Kind: Exit, PID: 5, Comm: "child"},
 	}
