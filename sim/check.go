@@ -50,8 +50,8 @@ func (e *Engine) checkInvariants() error {
 			busyCPUs++
 		}
 		queued += c.nr
-		// One CPU keeps no list (rqAdd).
-		if n := len(c.queued); n != c.nr && (len(e.cpus) > 1 || n != 0) {
+		// One CPU keeps no list (smp).
+		if n := len(c.queued); n != c.nr && (e.smp() || n != 0) {
 			return fmt.Errorf("cpu %d lists %d queued tasks but counts %d", c.id, len(c.queued), c.nr)
 		}
 		for i, t := range c.queued {
@@ -92,7 +92,7 @@ func (e *Engine) checkInvariants() error {
 // checkCPUMasks verifies that the CPU masks (cpuChanged) say what a scan
 // of the CPUs says.
 func (e *Engine) checkCPUMasks() error {
-	if e.waitingCPUs == nil {
+	if !e.smp() {
 		return nil
 	}
 	for _, c := range e.cpus {

@@ -205,7 +205,7 @@ func New(cfg Config) (*Engine, error) {
 		c.reschedT = timer{kind: tkResched, cpu: c}
 		e.cpus = append(e.cpus, c)
 	}
-	if len(e.cpus) > 1 {
+	if e.smp() {
 		e.idleCPUs = cpumask.New(len(e.cpus))
 		e.nrCPUs, e.waitingCPUs = cpumask.NewLevels(len(e.cpus)), cpumask.NewLevels(len(e.cpus))
 		for _, c := range e.cpus {

@@ -25,14 +25,21 @@ import (
 // deadlines move as the class defines, and are traced as
 // sched_migrate_task.
 
+// smp says whether the machine has more than one CPU. One CPU has
+// nothing to balance, so it keeps neither the list of each CPU's queued
+// tasks nor the CPU masks that the balancer and the wakeup and fork
+// placement read: the hot paths test this (it inlines) before they keep
+// them.
+func (e *Engine) smp() bool { return len(e.cpus) > 1 }
+
 // rqAdd queues t on c through the class and keeps the engine's counts.
 // The list of c's queued tasks and the CPU masks are the balancer's
-// (coldestWaiting, pull): one CPU keeps neither.
+// (coldestWaiting, pull): one CPU keeps neither (smp).
 func (e *Engine) rqAdd(c *CPU, t *Task, flags int) {
 	e.class.Enqueue(c, &t.st, flags)
 	t.onRQ = true
 	c.nr++
-	if len(e.cpus) > 1 {
+	if e.smp() {
 		t.rqIdx = len(c.queued)
 		c.queued = append(c.queued, t)
 		e.fileCPU(c)
@@ -46,7 +53,7 @@ func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 	e.class.Dequeue(c, &t.st, flags)
 	t.onRQ = false
 	c.nr--
-	if len(e.cpus) > 1 {
+	if e.smp() {
 		last := c.queued[len(c.queued)-1]
 		c.queued[t.rqIdx] = last
 		last.rqIdx = t.rqIdx
@@ -62,7 +69,7 @@ func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 // count of queued tasks changed (the only two things they depend on).
 // One CPU keeps no masks: the test inlines.
 func (e *Engine) cpuChanged(c *CPU) {
-	if len(e.cpus) > 1 {
+	if e.smp() {
 		e.fileCPU(c)
 	}
 }
@@ -148,7 +155,7 @@ func (e *Engine) sharesCache(a, b int) bool {
 func (e *Engine) selectForkCPU(t *Task, parent *Task) int {
 	// An allowed CPU among those with the fewest tasks of all is the
 	// answer: the parent's if it is one, else the first.
-	if e.nrCPUs != nil {
+	if e.smp() {
 		_, fewest := e.nrCPUs.Bottom()
 		if parent != nil && fewest.Has(parent.st.CPU) && t.allowedOn(parent.st.CPU) {
 			return parent.st.CPU
@@ -181,7 +188,7 @@ func (e *Engine) scanForkCPU(t *Task, parent *Task) int {
 // selectWakeCPU chooses the CPU a sleeping task wakes on; on one CPU
 // the test inlines.
 func (e *Engine) selectWakeCPU(t *Task, waker *Task) int {
-	if len(e.cpus) == 1 {
+	if !e.smp() {
 		return t.st.CPU
 	}
 	return e.selectWakeCPUSMP(t, waker)
@@ -274,7 +281,7 @@ func (e *Engine) coldestWaiting(src *CPU, dst int, maxLoad int64) *Task {
 // pull moves one waiting task to dst from the CPU with the most waiting
 // tasks (idle balance). It reports whether it moved one.
 func (e *Engine) pull(dst *CPU, check bool) bool {
-	if e.waitingCPUs == nil {
+	if !e.smp() {
 		return false
 	}
 	i := e.waitingCPUs.Top(dst.id)
@@ -300,7 +307,7 @@ func (e *Engine) running(c *CPU) int {
 // balance when its interval has passed. One CPU has neither: the test
 // inlines.
 func (e *Engine) balanceTick(c *CPU) {
-	if len(e.cpus) > 1 {
+	if e.smp() {
 		e.balanceTickSMP(c)
 	}
 }
