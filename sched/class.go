@@ -224,6 +224,18 @@ type Clocked interface {
 	SetClock(now *int64)
 }
 
+// Warmer is implemented by a class that can read ahead the state a task's
+// wakeup will touch. The engine calls Warm for sleeping tasks whose wakeup
+// has come near (with thousands of tasks their state has long left the
+// CPU's caches, and a wakeup's misses, one after another, were most of
+// its cost), several tasks in a row, so that the processor's loads for all
+// of them are in flight at once. Warm changes nothing; it returns a value
+// computed from what it read, which the caller keeps so that the reads are
+// not dropped as dead code.
+type Warmer interface {
+	Warm(t *Task) uint64
+}
+
 // Checker is implemented by classes that can verify their own invariants
 // (monotonic min_vruntime, load sums, tree membership). The engine calls it
 // after every event when checking is on.

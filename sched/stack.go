@@ -238,6 +238,15 @@ func (s *Stack) SetClock(now *int64) {
 	}
 }
 
+// Warm implements Warmer through the fair class, which holds nearly every
+// task of the loads where it matters.
+func (s *Stack) Warm(t *Task) uint64 {
+	if w, ok := s.fair.(Warmer); ok {
+		return w.Warm(t)
+	}
+	return 0
+}
+
 // Classes returns the stacked classes, highest first.
 func (s *Stack) Classes() []Class { return s.classes }
 

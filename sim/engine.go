@@ -49,6 +49,7 @@ type Engine struct {
 	p       Params
 	spec    *workload.Spec
 	class   sched.Class
+	warmer  sched.Warmer // class, if it is one (warm.go)
 	checker sched.Checker
 	// stack is the class when the workload has tasks above the fair
 	// class (classes.go); nil for a fair-only run. classT is its timer.
@@ -197,6 +198,7 @@ func New(cfg Config) (*Engine, error) {
 	if k, ok := class.(sched.Clocked); ok {
 		k.SetClock(&e.now)
 	}
+	e.warmer, _ = class.(sched.Warmer)
 	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}

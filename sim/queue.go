@@ -146,6 +146,9 @@ type eventQueue struct {
 	// Only a whole queue defers: a split one refills its near heap at
 	// once.
 	dead bool
+	// warmth is the sum of what warm read (warm.go), kept only so that
+	// its reads are not dead code.
+	warmth uint64
 }
 
 // loc is a numbered timer's slot: the timer (nil: the number is free),
@@ -624,6 +627,9 @@ func (q *eventQueue) advance() {
 		// ring1 was empty, go to ring0).
 		q.pull()
 		if b := q.ring1[k]; b != nil {
+			if q.r0 == 0 {
+				q.warm(b)
+			}
 			q.n1 -= len(b)
 			for _, s := range b {
 				if q.r0 == 0 {
@@ -643,6 +649,7 @@ func (q *eventQueue) advance() {
 	}
 	n := 1 << q.r0
 	k := q.full0.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
+	q.warm(q.ring0[k])
 	for _, s := range q.ring0[k] {
 		q.loc[s.id()].in = inNear
 		q.h.push(q.loc, s)
