@@ -101,7 +101,8 @@ func (e *Engine) checkCPUMasks() error {
 		if c.nr-e.running(c) >= 1 {
 			waiting = c.nr
 		}
-		if e.idleCPUs.Has(c.id) != idle || e.nrCPUs.Level(c.id) != c.nr+1 || e.waitingCPUs.Level(c.id) != waiting {
+		if e.idleCPUs.Has(c.id) != idle || e.nrCPUs.Level(c.id) != c.nr+1 || e.waitingCPUs.Level(c.id) != waiting ||
+			int(c.waitLevel) != waiting {
 			return fmt.Errorf("cpu %d (running %v, %d queued) is filed idle %v, at count %d, waiting at %d",
 				c.id, c.curr != nil, c.nr, e.idleCPUs.Has(c.id), e.nrCPUs.Level(c.id)-1, e.waitingCPUs.Level(c.id))
 		}

@@ -16,7 +16,10 @@ type CPU struct {
 	// remoteWake: the pending reschedule was asked for by a wakeup that
 	// ran on another CPU, so it waits for the IPI (cost_ipi_ns).
 	remoteWake bool
-	nr         int // tasks queued on this CPU, the running one included
+	// waitLevel is c's level in the engine's waitingCPUs (fileCPU),
+	// kept here, in the line the change touches, for Levels.Move.
+	waitLevel int32
+	nr        int // tasks queued on this CPU, the running one included
 
 	// lastSync is the time up to which busy/idle time and the running
 	// task's work have been accounted.

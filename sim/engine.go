@@ -211,7 +211,7 @@ func New(cfg Config) (*Engine, error) {
 		e.idleCPUs = cpumask.New(len(e.cpus))
 		e.nrCPUs, e.waitingCPUs = cpumask.NewLevels(len(e.cpus)), cpumask.NewLevels(len(e.cpus))
 		for _, c := range e.cpus {
-			e.cpuChanged(c)
+			e.countChanged(c, -1)
 		}
 	}
 	// Stagger the CPUs' periodic balancing over one interval, as the

@@ -42,7 +42,7 @@ func (e *Engine) rqAdd(c *CPU, t *Task, flags int) {
 	if e.smp() {
 		t.rqIdx = len(c.queued)
 		c.queued = append(c.queued, t)
-		e.fileCPU(c)
+		e.countChanged(c, c.nr-1)
 	}
 	e.runnable++
 	e.loadAdd(c, t, 1)
@@ -59,29 +59,43 @@ func (e *Engine) rqDel(c *CPU, t *Task, flags int) {
 		last.rqIdx = t.rqIdx
 		c.queued = c.queued[:len(c.queued)-1]
 		t.rqIdx = -1
-		e.fileCPU(c)
+		e.countChanged(c, c.nr+1)
 	}
 	e.runnable--
 	e.loadAdd(c, t, -1)
 }
 
-// cpuChanged files c in the CPU masks after its running task or its
-// count of queued tasks changed (the only two things they depend on).
-// One CPU keeps no masks: the test inlines.
+// cpuChanged files c in the CPU masks after its running task changed
+// (with its count of queued tasks, the only two things they depend on;
+// a count's change goes through countChanged). One CPU keeps no masks:
+// the test inlines.
 func (e *Engine) cpuChanged(c *CPU) {
 	if e.smp() {
 		e.fileCPU(c)
 	}
 }
 
+// countChanged files c after its count of queued tasks changed from was
+// (−1: c is not filed yet). nrCPUs files a CPU at its count + 1, so that
+// an empty CPU is filed too; the old level follows from was, and the CPU
+// need not keep it.
+func (e *Engine) countChanged(c *CPU, was int) {
+	e.nrCPUs.Move(c.id, was+1, c.nr+1)
+	e.fileCPU(c)
+}
+
+// fileCPU files c in the idle mask and in waitingCPUs, at its count when
+// a task waits there, else at 0.
 func (e *Engine) fileCPU(c *CPU) {
 	e.idleCPUs.Set(c.id, c.curr == nil && c.nr == 0)
-	e.nrCPUs.Set(c.id, c.nr+1)
-	k := 0
+	k := int32(0)
 	if c.nr-e.running(c) >= 1 {
-		k = c.nr
+		k = int32(c.nr)
 	}
-	e.waitingCPUs.Set(c.id, k)
+	if k != c.waitLevel {
+		e.waitingCPUs.Move(c.id, int(c.waitLevel), int(k))
+		c.waitLevel = k
+	}
 }
 
 // groupLoad is a task group's queued weight per CPU and in all.

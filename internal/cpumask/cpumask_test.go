@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// After random changes, Mask.Next and Levels.Top give what a scan of a
-// plain slice gives, for sizes around the word boundaries.
+// After random changes, Mask.Next and Levels.Top, Bottom and Level give
+// what a scan of a plain slice gives, for sizes around the word
+// boundaries.
 func TestMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 63, 64, 65, 130, 1024} {
@@ -23,7 +24,7 @@ func TestMatchesScan(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				k = rng.IntN(6) // levels come and go
 			}
-			l.Set(c, k)
+			l.Move(c, lv[c], k)
 			lv[c] = k
 
 			from, to := rng.IntN(n+1), rng.IntN(n+1)
@@ -39,6 +40,11 @@ func TestMatchesScan(t *testing.T) {
 			}
 			if m.Has(c) != on || l.Level(c) != k {
 				t.Fatalf("n=%d step %d: cpu %d reads back %v/%d, set %v/%d", n, step, c, m.Has(c), l.Level(c), on, k)
+			}
+			for i := 0; step%500 == 0 && i < n; i++ {
+				if got := l.Level(i); got != lv[i] {
+					t.Fatalf("n=%d step %d: cpu %d is found at level %d, filed at %d", n, step, i, got, lv[i])
+				}
 			}
 			except := rng.IntN(n+1) - 1
 			want = -1
