@@ -48,20 +48,27 @@ type entity struct {
 func (se *entity) isTask() bool { return se.task != nil }
 
 // cfsRQ is a cfs_rq: the queue of one task group (or the root) on one CPU.
+//
+// With a thousand CPUs a wakeup or a switch finds its CPU's queue cold,
+// and each line of it is a miss: what they touch (the fields up to the
+// timeline's, then its run's head and the slots about where an empty run
+// starts) is in three lines of the CPU's cpuRQ, the first, the second and
+// the fourth (TestRunQueueLayout), and what 2.6.35 never reads, or only
+// the checks read, follows the timeline. (The timeline's seq, big and heap
+// used to follow its ring, and an insertion touched five lines.)
 type cfsRQ struct {
-	load     sched.LoadWeight
-	nr       int // entities queued directly here, curr included
-	minV     uint64
-	curr     *entity
-	next     *entity
-	last     *entity
-	skip     *entity // 6.1: the yielding task (set_skip_buddy)
-	idleNr   int     // 6.1: SCHED_IDLE tasks queued directly here (idle_nr_running)
-	cpu      *cpuRQ
-	lastMinV uint64 // min_vruntime at the last invariant check
-	// Last, so that its sorted run's 32 slots (of which a short queue
-	// uses a few) do not stand between the fields above.
+	load sched.LoadWeight
+	nr   int // entities queued directly here, curr included
+	minV uint64
+	curr *entity
+	next *entity
+	last *entity
+	skip *entity // 6.1: the yielding task (set_skip_buddy); clear_buddies reads it on every version
+	cpu  *cpuRQ
 	tree timeline
+
+	idleNr   int    // 6.1: SCHED_IDLE tasks queued directly here (idle_nr_running)
+	lastMinV uint64 // min_vruntime at the last invariant check
 }
 
 // cpuRQ is the fair part of one CPU's rq. The engine's side of it (the
@@ -73,8 +80,7 @@ type cpuRQ struct {
 	hNr int
 	// skipClock is 6.1's RQCF_REQ_SKIP (linux61.go).
 	skipClock bool
-	// Last, after the clock: its timeline ends in a sorted run's slots.
-	root cfsRQ
+	root      cfsRQ
 }
 
 // groupState is a task group's entities and queues, one per CPU.

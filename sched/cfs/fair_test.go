@@ -350,3 +350,49 @@ func TestEntityLayout(t *testing.T) {
 		}
 	}
 }
+
+// A CPU's fair queue keeps what a wakeup and a switch touch in three
+// lines (cfsRQ): the 512-byte size class starts objects on a line, the
+// queue's fields up to the timeline fill the first two with the
+// timeline's seq, big and heap length, and the run's head, tail and the
+// slots about runStart share one.
+func TestRunQueueLayout(t *testing.T) {
+	var r cpuRQ
+	if s := unsafe.Sizeof(r); s <= 448 || s > 512 {
+		t.Errorf("cpuRQ is %d bytes, want the 512-byte size class", s)
+	}
+	base := uintptr(unsafe.Pointer(&r))
+	line := func(p unsafe.Pointer, size uintptr) (first, last uintptr) {
+		off := uintptr(p) - base
+		return off / 64, (off + size - 1) / 64
+	}
+	q := &r.root
+	for _, c := range []struct {
+		name string
+		p    unsafe.Pointer
+		size uintptr
+		want uintptr
+	}{
+		{"clock", unsafe.Pointer(&r.clock), 8, 0}, {"hNr", unsafe.Pointer(&r.hNr), 8, 0},
+		{"skipClock", unsafe.Pointer(&r.skipClock), 1, 0}, {"load", unsafe.Pointer(&q.load), 16, 0},
+		{"nr", unsafe.Pointer(&q.nr), 8, 0}, {"minV", unsafe.Pointer(&q.minV), 8, 0},
+		{"curr", unsafe.Pointer(&q.curr), 8, 0}, {"next", unsafe.Pointer(&q.next), 8, 1},
+		{"last", unsafe.Pointer(&q.last), 8, 1}, {"skip", unsafe.Pointer(&q.skip), 8, 1},
+		{"cpu", unsafe.Pointer(&q.cpu), 8, 1},
+		{"tree.seq", unsafe.Pointer(&q.tree.seq), 8, 1}, {"tree.big", unsafe.Pointer(&q.tree.big), 1, 1},
+		{"tree.h (to its length)", unsafe.Pointer(&q.tree.h), 16, 1},
+	} {
+		if first, last := line(c.p, c.size); first != c.want || last != c.want {
+			t.Errorf("cpuRQ: %s is in lines %d-%d, want line %d", c.name, first, last, c.want)
+		}
+	}
+	hl, _ := line(unsafe.Pointer(&q.tree.run.head), 16)
+	for i := runStart - 1; i <= runStart+2; i++ {
+		if first, _ := line(unsafe.Pointer(&q.tree.run.buf[i]), 8); first != hl {
+			t.Errorf("cpuRQ: the run's slot %d is in line %d, its head in line %d", i, first, hl)
+		}
+	}
+	if _, last := line(unsafe.Pointer(&q.tree.run.head), 16); last != hl {
+		t.Errorf("cpuRQ: the run's head and tail straddle lines %d and %d", hl, last)
+	}
+}

@@ -28,6 +28,12 @@ type sortedRun struct {
 // before it would reach runCap): the slot at tail is never an entity's.
 const runCap, runMask = 32, 32 - 1
 
+// runStart is where an empty run starts: in a CPU's root queue slots 0
+// to 3 share the line of head and tail, so one entity can come in at the
+// front and one at the back (and the nil after it) before the run leaves
+// it.
+const runStart = 1
+
 func (r *sortedRun) len() int { return int(r.tail - r.head) }
 
 // first returns the leftmost entity, or nil.
@@ -46,11 +52,12 @@ func (r *sortedRun) at(i int) *entity { return r.buf[(r.head+uint(i))&runMask] }
 func (r *sortedRun) insert(e *entity) {
 	h, t, v := r.head, r.tail, e.vruntime
 	if h == t {
-		// An empty run starts again in the middle of its ring, so that
-		// a queue of one or two entities keeps to a cache line or two of
-		// it instead of wandering over all of them.
-		r.head, r.tail = runCap/2, runCap/2+1
-		r.buf[runCap/2], r.buf[runCap/2+1] = e, nil
+		// An empty run starts again at slot runStart, so that a queue
+		// of one or two entities keeps to the cache line of the ring
+		// that holds head and tail instead of wandering over all of
+		// them (TestRunQueueLayout).
+		r.head, r.tail = runStart, runStart+1
+		r.buf[runStart], r.buf[runStart+1] = e, nil
 		return
 	}
 	if sched.Before(v, r.buf[h&runMask].vruntime) {

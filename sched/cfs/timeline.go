@@ -22,11 +22,15 @@ import "schedlab/internal/iheap"
 // in front it no longer paid: make -j10 on 1 CPU cost 1,188 instructions
 // an event with it and 1,178 without, 10,000 tasks on 1 CPU 1,174 and
 // 1,160 (its test on every query cost more than the sifts it saved).
+//
+// The run goes last, after the heap's slice headers, so that seq, big and
+// the heap's length, which an insertion and update_min_vruntime read,
+// share a line with the queue's fields before the timeline (cfsRQ).
 type timeline struct {
-	run sortedRun
+	seq uint64
 	big bool // the entities are in h, and run is empty
 	h   iheap.Heap[*entity]
-	seq uint64
+	run sortedRun
 }
 
 // runMin is the length below which the heap's entities go back to the run.
@@ -121,7 +125,9 @@ func (t *timeline) insert(e *entity) {
 // remove takes e out. The run's leftmost (a pick) is taken here, inlined
 // into the caller: it is most of the removals.
 func (t *timeline) remove(e *entity) {
-	if t.run.first() != e {
+	// The run's first, written out: with the run after the heap's
+	// headers, t.run.first() put remove past the inlining budget.
+	if t.run.buf[t.run.head&runMask] != e {
 		t.removeOther(e)
 		return
 	}
