@@ -34,6 +34,9 @@ func (e *Engine) checkInvariants() error {
 		if t.suspended && t.state != stSleeping {
 			return fmt.Errorf("task %s (pid %d) is suspended but not asleep", t.st.Comm, t.st.PID)
 		}
+		if t.pinned != (len(t.allowed) != 0) {
+			return fmt.Errorf("task %s (pid %d) is pinned %v with affinity %v", t.st.Comm, t.st.PID, t.pinned, t.allowed)
+		}
 		if t.onRQ {
 			if t.state != stRunnable {
 				return fmt.Errorf("task %s (pid %d) is queued but not runnable", t.st.Comm, t.st.PID)

@@ -619,7 +619,7 @@ func (e *Engine) schedule(c *CPU) {
 		}
 		// A phase may have moved prev to a task group or off c
 		// (phaseprops.go); most tasks have neither.
-		if prev.regroup || len(prev.allowed) != 0 {
+		if prev.regroup || prev.pinned {
 			e.moveDisallowed(c, prev)
 		}
 	}
@@ -751,7 +751,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	if d.Props.TaskGroup != nil {
 		t.st.Group = e.groups[*d.Props.TaskGroup]
 	}
-	t.allowed = d.Props.CPUs
+	t.setAllowed(d.Props.CPUs)
 	t.rqIdx = -1
 	t.doneT.kind, t.doneT.task = tkWorkDone, t
 	t.wakeT.kind, t.wakeT.task = tkWake, t

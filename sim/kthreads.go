@@ -270,7 +270,7 @@ func (e *Engine) newKthread(kt *kthread) {
 	t.def, t.e = d, e
 	t.st.PID, t.st.TGID, t.st.Comm, t.st.Engine = kt.pid, kt.pid, kt.comm, t
 	t.kernel = true
-	t.allowed = []int{0}
+	t.setAllowed([]int{0})
 	t.rqIdx = -1
 	t.doneT.kind, t.doneT.task = tkWorkDone, t
 	t.wakeT.kind, t.wakeT.task = tkWake, t

@@ -82,7 +82,7 @@ func (e *Engine) moveGroup(c *CPU, prev *Task) {
 // migration stopper preempts a task whose affinity excludes its CPU.
 func (t *Task) phaseAffinity(ph *workload.Phase) {
 	// Most tasks have no affinity before or after: this test inlines.
-	if len(ph.Props.CPUs)+len(t.def.Props.CPUs)+len(t.allowed) != 0 {
+	if len(ph.Props.CPUs)+len(t.def.Props.CPUs) != 0 || t.pinned {
 		t.setAffinity(ph)
 	}
 }
@@ -95,7 +95,7 @@ func (t *Task) setAffinity(ph *workload.Phase) {
 	if slices.Equal(allowed, t.allowed) {
 		return
 	}
-	t.allowed = allowed
+	t.setAllowed(allowed)
 	if !t.allowedOn(t.st.CPU) {
 		t.e.cpus[t.st.CPU].schedNow()
 	}

@@ -143,8 +143,11 @@ func (e *Engine) load(c *CPU) int64 {
 	return l
 }
 
+// setAllowed sets t's CPU affinity (empty: every CPU).
+func (t *Task) setAllowed(cpus []int) { t.allowed, t.pinned = cpus, len(cpus) != 0 }
+
 func (t *Task) allowedOn(cpu int) bool {
-	if len(t.allowed) == 0 {
+	if !t.pinned {
 		return true
 	}
 	for _, a := range t.allowed {

@@ -71,6 +71,10 @@ type Task struct {
 	// ownBal: its class places and moves it (real-time), not the fair
 	// balancing (classes.go).
 	ownBal bool
+	// pinned: allowed is not empty (setAllowed). schedule() and the
+	// wakeup's placement test it at every switch and wakeup, and
+	// allowed is in a line that they touch for nothing else.
+	pinned bool
 
 	// The CPU work in progress (what follows it is action) and the CPU
 	// time run: what the CPU's sync touches.
