@@ -110,7 +110,7 @@ func resolve24(cfg *sched.Config, userSet map[string]bool) error {
 // CFS24 is the 2.6.24 fair scheduling class for one run.
 type CFS24 struct {
 	arch sched.Arch
-	cpus []*cpuRQ
+	cpus []cpuRQ // newCPURQs
 
 	users     map[int]*groupState          // FAIR_USER_SCHED: uid → group
 	cgroups   map[*sched.Group]*groupState // otherwise: task group → group
@@ -150,19 +150,13 @@ func New24(cfg *sched.Config) (sched.Class, error) {
 		userSched:      cfg.Feature(FairUserSched),
 		groupCredit:    cfg.Feature(GroupSleeperCredit),
 	}
-	for i := 0; i < cfg.NCPU; i++ {
-		r := &cpuRQ{}
-		r.root.cpu = r
-		r.root.minV = initialMinVruntime
-		r.root.lastMinV = initialMinVruntime
-		c.cpus = append(c.cpus, r)
-	}
+	c.cpus = newCPURQs(cfg.NCPU)
 	return c, nil
 }
 
 // rq returns env's fair run queue with its clock refreshed.
 func (c *CFS24) rq(env sched.RQ) *cpuRQ {
-	r := c.cpus[env.CPU()]
+	r := &c.cpus[env.CPU()]
 	r.clock = uint64(env.Now())
 	return r
 }
@@ -172,7 +166,8 @@ func (c *CFS24) rq(env sched.RQ) *cpuRQ {
 // shares, and its inverse is set once, as 2^32/shares (set_se_shares).
 func (c *CFS24) newGroup(path string, shares uint64) *groupState {
 	gs := &groupState{path: path}
-	for _, r := range c.cpus {
+	for i := range c.cpus {
+		r := &c.cpus[i]
 		q := &cfsRQ{cpu: r, minV: initialMinVruntime, lastMinV: initialMinVruntime}
 		se := &entity{load: sched.LoadWeight{Weight: shares, Inv: c.arch.Ulong((1 << 32) / shares)}, q: &r.root, my: q, idx: -1}
 		gs.se = append(gs.se, se)

@@ -17,8 +17,9 @@ func (c *CFS) CheckInvariants(now int64, runnable [][]*sched.Task) error {
 // curr, a group entity is queued exactly while its queue is not empty, and
 // the task entities reachable from each CPU's root are exactly the engine's
 // runnable tasks there.
-func checkQueues(cpus []*cpuRQ, groups []*groupState, runnable [][]*sched.Task) error {
-	for cpu, r := range cpus {
+func checkQueues(cpus []cpuRQ, groups []*groupState, runnable [][]*sched.Task) error {
+	for cpu := range cpus {
+		r := &cpus[cpu]
 		seen := map[*sched.Task]bool{}
 		if err := checkQueue(&r.root, fmt.Sprintf("cpu%d:/", cpu), seen); err != nil {
 			return err

@@ -81,6 +81,35 @@ type cpuRQ struct {
 	// skipClock is 6.1's RQCF_REQ_SKIP (linux61.go).
 	skipClock bool
 	root      cfsRQ
+
+	// The padding makes a cpuRQ 512 bytes, so that in the array of every
+	// CPU's queues (newCPURQs) each starts on a cache line.
+	_ [16]byte
+}
+
+// newCPURQs returns n CPUs' fair queues, each root queue's virtual clock
+// at its start. They are one array, not n objects, and a hook finds its
+// CPU's queue at an offset in it: an array of pointers to them was one
+// more line to read, which at a thousand CPUs, whose hooks come in no
+// order, missed. The array is one queue or more than 32 KiB: Go (since
+// 1.22) starts a small object above 512 bytes that holds pointers with
+// an 8-byte header, which would put every queue 8 bytes off its line,
+// where one queue fits its size class bare and a large object starts on
+// a page.
+func newCPURQs(n int) []cpuRQ {
+	const large = 32<<10/512 + 1
+	m := n
+	if n > 1 {
+		m = max(n, large)
+	}
+	rs := make([]cpuRQ, m)[:n]
+	for i := range rs {
+		r := &rs[i]
+		r.root.cpu = r
+		r.root.minV = initialMinVruntime
+		r.root.lastMinV = initialMinVruntime
+	}
+	return rs
 }
 
 // groupState is a task group's entities and queues, one per CPU.
@@ -97,7 +126,7 @@ type CFS struct {
 	free freelist.List[entity]
 	cfg  *sched.Config
 	arch sched.Arch
-	cpus []*cpuRQ
+	cpus []cpuRQ // newCPURQs
 	// groupList holds every group's state in creation order, for checks.
 	groupList []*groupState
 
@@ -154,13 +183,7 @@ func New(cfg *sched.Config) (sched.Class, error) {
 	if cfg.NCPU < 1 {
 		return nil, fmt.Errorf("cfs: need at least one CPU")
 	}
-	for i := 0; i < cfg.NCPU; i++ {
-		r := &cpuRQ{}
-		r.root.cpu = r
-		r.root.minV = initialMinVruntime
-		r.root.lastMinV = initialMinVruntime
-		c.cpus = append(c.cpus, r)
-	}
+	c.cpus = newCPURQs(cfg.NCPU)
 	return c, nil
 }
 
@@ -180,7 +203,7 @@ func (c *CFS) now(env sched.RQ) uint64 {
 // rq returns the fair run queue of env's CPU and refreshes its clock
 // (update_rq_clock), as every core-scheduler entry point does.
 func (c *CFS) rq(env sched.RQ) *cpuRQ {
-	r := c.cpus[env.CPU()]
+	r := &c.cpus[env.CPU()]
 	r.clock = c.now(env)
 	return r
 }
@@ -188,7 +211,7 @@ func (c *CFS) rq(env sched.RQ) *cpuRQ {
 // schedClock is schedule()'s clock: fresh, except after 6.1's skip
 // request (linux61.go).
 func (c *CFS) schedClock(env sched.RQ) *cpuRQ {
-	r := c.cpus[env.CPU()]
+	r := &c.cpus[env.CPU()]
 	if !r.skipClock {
 		r.clock = c.now(env)
 	}
@@ -200,7 +223,7 @@ func (c *CFS) schedClock(env sched.RQ) *cpuRQ {
 // task says which queue, which saves the env.CPU() interface call. The
 // hooks refresh its clock themselves (r.clock = c.now(env)): with the
 // refresh in here it would no longer inline.
-func (c *CFS) rqOf(t *sched.Task) *cpuRQ { return c.cpus[t.CPU] }
+func (c *CFS) rqOf(t *sched.Task) *cpuRQ { return &c.cpus[t.CPU] }
 
 func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 
@@ -211,8 +234,8 @@ func (c *CFS) group(g *sched.Group) *groupState {
 		return gs
 	}
 	gs := &groupState{path: g.Path}
-	for i, r := range c.cpus {
-		q := &cfsRQ{cpu: r, minV: initialMinVruntime, lastMinV: initialMinVruntime}
+	for i := range c.cpus {
+		q := &cfsRQ{cpu: &c.cpus[i], minV: initialMinVruntime, lastMinV: initialMinVruntime}
 		se := &entity{load: sched.LoadWeight{Weight: g.Shares}, my: q, idx: -1}
 		// On one CPU the group entity's weight is simply the group's
 		// shares (cpu.shares); its inverse is computed lazily.
@@ -835,7 +858,7 @@ func (c *CFS) updateHRTick(env sched.RQ) {
 // to that queue until wake_up_new_task enqueues it on dst, which adds dst's
 // min_vruntime back.
 func (c *CFS) Fork(env, dst sched.RQ, parent, child *sched.Task) {
-	r := c.cpus[env.CPU()]
+	r := &c.cpus[env.CPU()]
 	if !c.staleForkClock {
 		r.clock = c.now(env)
 	}

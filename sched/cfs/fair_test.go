@@ -352,14 +352,22 @@ func TestEntityLayout(t *testing.T) {
 }
 
 // A CPU's fair queue keeps what a wakeup and a switch touch in three
-// lines (cfsRQ): the 512-byte size class starts objects on a line, the
+// lines (cfsRQ): the queues' array starts each on a line (newCPURQs), the
 // queue's fields up to the timeline fill the first two with the
 // timeline's seq, big and heap length, and the run's head, tail and the
 // slots about runStart share one.
 func TestRunQueueLayout(t *testing.T) {
 	var r cpuRQ
-	if s := unsafe.Sizeof(r); s <= 448 || s > 512 {
-		t.Errorf("cpuRQ is %d bytes, want the 512-byte size class", s)
+	if s := unsafe.Sizeof(r); s != 512 {
+		t.Errorf("cpuRQ is %d bytes, want 512 (newCPURQs)", s)
+	}
+	for _, n := range []int{1, 2, 3, 64, 65, 1024} {
+		rs := newCPURQs(n)
+		for i := range rs {
+			if a := uintptr(unsafe.Pointer(&rs[i])); a%64 != 0 {
+				t.Fatalf("newCPURQs(%d): queue %d is at %#x, not on a cache line", n, i, a)
+			}
+		}
 	}
 	base := uintptr(unsafe.Pointer(&r))
 	line := func(p unsafe.Pointer, size uintptr) (first, last uintptr) {
