@@ -89,6 +89,9 @@ type Engine struct {
 	dying     []*Task
 	freeTasks freelist.List[Task]
 	reused    int
+	// taskBlock is what is left of the block new Tasks come from
+	// (newTask1).
+	taskBlock []Task
 	rtState   []*rtTimerState // shared rt-app timer state, by Spec.Timers index
 	timerID   int32
 	// stacks counts each thread group's cached thread stacks

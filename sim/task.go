@@ -151,6 +151,10 @@ type Task struct {
 	// sy is its part in mutexes, conditions, barriers (sync.go).
 	sy        syncState
 	regroupTo *sched.Group
+
+	// The padding makes a Task 640 bytes, ten cache lines, so that
+	// every Task of a block (newTask) starts on a line.
+	_ [8]byte
 }
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs

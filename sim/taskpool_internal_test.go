@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"testing"
+	"unsafe"
 
 	_ "schedlab/sched/cfs"
 	_ "schedlab/sched/eevdf"
@@ -108,5 +109,35 @@ func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Every Task handed out, fresh from a block or recycled, starts on a
+// cache line (newTask1), so that the fields Task lays out to share a
+// line do share it.
+func TestTasksStartOnLines(t *testing.T) {
+	if n := unsafe.Sizeof(Task{}); n != 640 {
+		t.Fatalf("Task is %d bytes, want 640 (newTask1)", n)
+	}
+	e := &Engine{}
+	check := func(tk *Task) {
+		if a := uintptr(unsafe.Pointer(tk)); a%64 != 0 {
+			t.Fatalf("a Task at %#x, not on a cache line", a)
+		}
+	}
+	var ts []*Task
+	for i := 0; i < 3*taskBlock+5; i++ {
+		tk := e.allocTask()
+		check(tk)
+		ts = append(ts, tk)
+	}
+	for _, tk := range ts[:10] {
+		e.freeTasks.Put(tk)
+	}
+	for i := 0; i < 12; i++ {
+		check(e.allocTask())
+	}
+	if e.reused != 10 {
+		t.Errorf("%d Tasks reused, 10 were free", e.reused)
 	}
 }

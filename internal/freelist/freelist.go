@@ -27,6 +27,9 @@ func (l *List[T]) Get() (p *T, reused bool) {
 // Put keeps p for a later Get.
 func (l *List[T]) Put(p *T) { l.free = append(l.free, p) }
 
+// Len returns the number of values held for reuse.
+func (l *List[T]) Len() int { return len(l.free) }
+
 // Has says whether p waits in the list (for tests of what must never be
 // put back).
 func (l *List[T]) Has(p *T) bool { return slices.Contains(l.free, p) }

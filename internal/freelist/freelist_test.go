@@ -11,7 +11,7 @@ func TestList(t *testing.T) {
 	}
 	p.a, p.b = 1, 2
 	l.Put(p)
-	if !l.Has(p) {
+	if !l.Has(p) || l.Len() != 1 {
 		t.Fatal("a value put back is not in the list")
 	}
 	q, reused := l.Get()
