@@ -53,6 +53,9 @@ func (e *Engine) checkInvariants() error {
 			busyCPUs++
 		}
 		queued += c.nr
+		if c.hrtickT.armed() && !e.hrticks {
+			return fmt.Errorf("cpu %d has its hrtick armed, and schedule() would not cancel it", c.id)
+		}
 		// One CPU keeps no list (smp).
 		if n := len(c.queued); n != c.nr && (e.smp() || n != 0) {
 			return fmt.Errorf("cpu %d lists %d queued tasks but counts %d", c.id, len(c.queued), c.nr)

@@ -26,10 +26,16 @@ type CPU struct {
 	lastSync   int64
 	busy, idle int64
 
-	tickT   timer
-	hrtickT timer
+	// The timers' first 16 bytes (when, seq) are what schedule() reads
+	// of them (armed, armTick's test): tickT's and reschedT's share the
+	// second line, and hrtickT's, which it reads only when hrticks are
+	// used (Engine.hrticks), is in the third (TestCPULayout). (With
+	// hrtickT second, reschedT's was in the third line, and every
+	// schedule() read two lines of a CPU's timers.)
+	tickT timer
 	// reschedT is a preemption on its way to schedule() (cost_resched_ns).
 	reschedT timer
+	hrtickT  timer
 
 	// queued lists the tasks on this run queue (running one included),
 	// for balancing; rootLoad is their weight outside task groups.
@@ -107,7 +113,10 @@ func (c *CPU) list() {
 func (c *CPU) NeedResched() bool { return c.needResched }
 
 // StartHRTick implements sched.RQ.
-func (c *CPU) StartHRTick(delay int64) { c.e.q.arm(&c.hrtickT, c.e.now+delay) }
+func (c *CPU) StartHRTick(delay int64) {
+	c.e.hrticks = true
+	c.e.q.arm(&c.hrtickT, c.e.now+delay)
+}
 
 // HRTickActive implements sched.RQ.
 func (c *CPU) HRTickActive() bool { return c.hrtickT.armed() }

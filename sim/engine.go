@@ -72,9 +72,13 @@ type Engine struct {
 	jiffyLo, jiffyHi, jiffyK int64
 	q                        eventQueue
 	cpus                     []*CPU
-	dirty                    []*CPU    // CPUs whose need_resched was set during this event
-	alive                    liveTasks // tasks created and not yet exited, in creation order (alive.go)
-	created                  int       // tasks created so far; the next PID is pidBase+1+created
+	dirty                    []*CPU // CPUs whose need_resched was set during this event
+	// hrticks: a CPU has armed its hrtick timer (StartHRTick). Until
+	// one does, schedule() need not cancel any, and does not read the
+	// timer's line (most policies never arm one: HRTICK is off).
+	hrticks bool
+	alive   liveTasks // tasks created and not yet exited, in creation order (alive.go)
+	created int       // tasks created so far; the next PID is pidBase+1+created
 	// Exited tasks are released; what reports need of them stays here:
 	// the sum, and each one's runtime by task number (PID − pidBase − 1,
 	// dense since PIDs are handed out in order; −1: alive).
@@ -610,7 +614,9 @@ func (e *Engine) schedule(c *CPU) {
 		c.needResched, c.selfSched = false, false
 	}
 	e.q.cancel(&c.reschedT)
-	e.q.cancel(&c.hrtickT)
+	if e.hrticks {
+		e.q.cancel(&c.hrtickT)
+	}
 	c.sync()
 	if prev != nil {
 		if prev.state != stRunnable {

@@ -141,3 +141,33 @@ func TestTasksStartOnLines(t *testing.T) {
 		t.Errorf("%d Tasks reused, 10 were free", e.reused)
 	}
 }
+
+// What schedule() and sync read of a CPU (CPU) is in its first two
+// lines: the fields up to idle, and the first 16 bytes (when, seq) of
+// tickT and reschedT; a CPU is 320 bytes, a size class whose objects
+// start on a line.
+var cpuSink *CPU
+
+func TestCPULayout(t *testing.T) {
+	var c CPU
+	if s := unsafe.Sizeof(c); s != 320 {
+		t.Errorf("CPU is %d bytes, want 320", s)
+	}
+	for name, r := range map[string][2]uintptr{
+		"idle":            {unsafe.Offsetof(c.idle), 8},
+		"tickT's head":    {unsafe.Offsetof(c.tickT), 16},
+		"reschedT's head": {unsafe.Offsetof(c.reschedT), 16},
+	} {
+		want := uintptr(1)
+		if name == "idle" {
+			want = 0
+		}
+		if first, last := r[0]/64, (r[0]+r[1]-1)/64; first != want || last != want {
+			t.Errorf("CPU: %s is in lines %d-%d, want line %d", name, first, last, want)
+		}
+	}
+	cpuSink = new(CPU) // on the heap, as the engine's are
+	if a := uintptr(unsafe.Pointer(cpuSink)); a%64 != 0 {
+		t.Errorf("a CPU at %#x, not on a line", a)
+	}
+}
