@@ -35,10 +35,10 @@ func (q *eventQueue) warm(b []entry) {
 	q.warmth += s
 }
 
-// warm reads one byte of each of t's cache lines (a Task starts on a
-// line: its size class, 640 bytes, is a multiple of 64; TestTaskLines),
-// its CPU's first line and, through the class, its entity. The reads are
-// written out: a loop over the lines cost 60 instructions a task.
+// warm reads one byte of each of t's ten cache lines (a Task is 640
+// bytes and starts on a line: newTask1, TestTasksStartOnLines), its CPU's
+// first line and, through the class, its entity. The reads are written
+// out: a loop over the lines cost 60 instructions a task.
 func (t *Task) warm() uint64 {
 	l := (*[unsafe.Sizeof(Task{})]byte)(unsafe.Pointer(t))
 	s := uint64(l[0]) + uint64(l[64]) + uint64(l[128]) + uint64(l[192]) + uint64(l[256]) +

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"testing"
-	"unsafe"
 
 	"schedlab/workload"
 )
@@ -43,14 +42,5 @@ func TestWarmingChangesNothing(t *testing.T) {
 		if warmth == 0 || none != 0 {
 			t.Errorf("%s on %d CPUs: warmth %d with warming, %d without: the far wakeups were not warmed", c.policy, c.ncpu, warmth, none)
 		}
-	}
-}
-
-// Task.warm reads bytes 0, 64, …, 576: a Task must span ten lines, no
-// more (a line warm does not read) and no fewer (the compiler refuses
-// the last index then).
-func TestTaskLines(t *testing.T) {
-	if n := unsafe.Sizeof(Task{}); n <= 576 || n > 640 {
-		t.Errorf("Task is %d bytes: warm reads ten 64-byte lines; change it with the Task", n)
 	}
 }
