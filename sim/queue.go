@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -98,6 +99,11 @@ type eventQueue struct {
 	// first number the queue is big (and empty), since peek of a run
 	// reads q.loc[0].t.
 	small bool
+	// whole: small and not split, the case of arm's and pop's fast
+	// paths (set with them by setForm). A split queue's run takes the
+	// slow paths, which test the horizon and refill: in the fast ones,
+	// those tests cost the seed loads 1 %.
+	whole bool
 	run   sortedRun
 	h     heap4
 	loc   []loc // by id: the timer and where its entry is
@@ -132,8 +138,9 @@ type eventQueue struct {
 	blockBits, ringBits, ring0Bits, per int
 	splitN, joinN                       int
 	// runN and heapN: the sizes that end and begin the run (runMax and
-	// runMin when 0; tests set others); runTop is the first, or splitN
-	// if less, set with the first number.
+	// runMin when 0; tests set others); runTop is the first, or, while
+	// the queue is whole, splitN if less (wholeTop), set with the first
+	// number and when the queue splits or joins.
 	runN, heapN, runTop int
 	// dead: the near heap's root is the entry of the timer popped last,
 	// not yet taken out. Nearly every event arms a timer before the
@@ -143,8 +150,8 @@ type eventQueue struct {
 	// dead entry is the least of all, so it stays at the root while other
 	// entries move; anything that could carry an entry above it (a
 	// re-arming, a cancel, a split, a renumbering) takes it out first.
-	// Only a whole queue defers: a split one refills its near heap at
-	// once.
+	// Only a whole queue defers: a split one's next peek would refill
+	// the near heap, and the dead root would have to be out first.
 	dead bool
 	// warmth is the sum of what warm read (warm.go), kept only so that
 	// its reads are not dead code.
@@ -220,7 +227,11 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	// The number is kept shifted, as it goes in a key, so that the
 	// increment's wrap to 0 says the bits are used up.
 	q.seq += 1 << idBits
-	if q.seq == 0 || t.id == 0 || !q.small {
+	if q.seq == 0 || t.id == 0 || !q.whole {
+		if q.small && q.seq != 0 && t.id != 0 {
+			q.armRun(t, when) // most armings of a split queue
+			return
+		}
 		q.armSlow(t, when)
 		return
 	}
@@ -237,7 +248,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 }
 
 // armSlow is arm when the arming numbers are used up, t has no number
-// yet, or the queue is big; q.seq is the arming's.
+// yet, or the queue is not a whole run; q.seq is the arming's.
 func (q *eventQueue) armSlow(t *timer, when int64) {
 	if q.seq == 0 {
 		q.bury()
@@ -248,26 +259,31 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 		q.number(t)
 	}
 	if q.small {
-		if t.armed() {
-			q.run.remove(t.key())
-		}
-		t.when, t.seq = when, q.seq
-		q.run.insert(entry{when: when, key: t.key()})
-		if q.run.len() >= q.runTop {
-			q.grown()
+		// (The renumbering may have changed the queue's form.)
+		if q.whole {
+			if t.armed() {
+				q.run.remove(t.key())
+			}
+			t.when, t.seq = when, q.seq
+			q.run.insert(entry{when: when, key: t.key()})
+			if q.run.len() >= q.runTop {
+				q.grown()
+			}
+		} else {
+			q.armRun(t, when)
 		}
 		return
 	}
+	far := q.split && when >= q.horizon
 	wasArmed, old := t.armed(), t.when
 	t.when, t.seq = when, q.seq
-	far := q.split && when >= q.horizon
 	if wasArmed {
 		// A later arming number and any time: the entry may go either
 		// way in its heap, or to another part.
 		q.bury()
 		s := entry{when: when, key: q.seq | uint64(t.id)}
 		i := int(q.loc[t.id].i)
-		if q.split && (far || q.loc[t.id].in != inNear) {
+		if q.split && (far || old >= q.horizon) {
 			q.move(t.id, i, old, far, s)
 			return
 		}
@@ -279,13 +295,9 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 		return
 	}
 	s := entry{when: when, key: q.seq | uint64(t.id)}
-	if q.split {
-		if far {
-			q.place(s)
-			q.refill() // the near heap may have run dry before
-			return
-		}
-		q.loc[t.id].in = inNear
+	if far {
+		q.place(s)
+		return
 	}
 	if q.dead {
 		// The dead root's place, with the heap's length unchanged.
@@ -296,6 +308,36 @@ func (q *eventQueue) armSlow(t *timer, when int64) {
 	q.h = append(q.h, entry{})
 	q.h.up(q.loc, len(q.h)-1, s)
 	q.maybeSplit()
+}
+
+// armRun is arm of a numbered timer, with numbers to spare, in a split
+// queue whose near part is a run: the entries due before the horizon
+// are in the run, the others far.
+func (q *eventQueue) armRun(t *timer, when int64) {
+	if t.armed() {
+		if t.when >= q.horizon {
+			q.unplace(t.id, int(q.loc[t.id].i), t.when)
+		} else {
+			q.run.remove(t.key())
+		}
+	}
+	t.when, t.seq = when, q.seq
+	s := entry{when: when, key: t.key()}
+	if when >= q.horizon {
+		q.place(s)
+		return
+	}
+	if !q.run.insertFront(s) {
+		q.run.insertBack(s)
+	}
+	if q.run.len() >= q.runTop {
+		q.grown()
+	}
+}
+
+// setForm sets small and split, and whole with them.
+func (q *eventQueue) setForm(small, split bool) {
+	q.small, q.split, q.whole = small, split, small && !split
 }
 
 // grown moves a run that has reached runTop to the heap.
@@ -317,7 +359,7 @@ func (q *eventQueue) maybeSplit() {
 // toHeap moves the run's entries to the heap, which is empty: in order,
 // they are a heap.
 func (q *eventQueue) toHeap() {
-	q.small = false
+	q.setForm(false, q.split)
 	q.h = q.h[:0]
 	for ; q.run.head != q.run.tail; q.run.popFirst() {
 		s := q.run.first()
@@ -332,7 +374,7 @@ func (q *eventQueue) maybeRun() bool {
 	if q.split || len(q.h) > cmp.Or(q.heapN, runMin) {
 		return false
 	}
-	q.small = true
+	q.setForm(true, false)
 	for _, s := range q.h {
 		q.run.insert(s)
 	}
@@ -414,10 +456,9 @@ func (q *eventQueue) emptied(ring []heap4, full cpumask.Mask, k int) {
 // move re-arms a timer whose entry, due at old, is at i of a far part
 // or is to go to one.
 func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
-	if q.loc[id].in == inNear {
+	if old < q.horizon {
 		q.h.removeAt(q.loc, i)
 		q.place(s)
-		q.refill()
 		return
 	}
 	q.unplace(id, i, old)
@@ -425,7 +466,6 @@ func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
 		q.place(s)
 		return
 	}
-	q.loc[id].in = inNear
 	q.h.push(q.loc, s)
 }
 
@@ -442,7 +482,8 @@ func (q *eventQueue) splitHeap() {
 		q.ring0, q.ring1 = make([]heap4, 1<<q.ring0Bits), make([]heap4, 1<<q.ringBits)
 		q.full0, q.full1 = cpumask.New(len(q.ring0)), cpumask.New(len(q.ring1))
 	}
-	q.split = true
+	q.setForm(false, true)
+	q.runTop = cmp.Or(q.runN, runMax)
 	q.setR0(len(q.h))
 	q.horizon = (q.h[0].when>>q.bucketBits + 1) << q.bucketBits
 	q.block = q.h[0].when >> q.blockBits
@@ -452,7 +493,6 @@ func (q *eventQueue) splitHeap() {
 		if s.when >= q.horizon {
 			q.place(s)
 		} else {
-			q.loc[s.id()].in = inNear
 			q.h.push(q.loc, s)
 		}
 	}
@@ -466,17 +506,25 @@ func (q *eventQueue) cancel(t *timer) {
 }
 
 func (q *eventQueue) disarm(t *timer) {
-	if q.small {
+	if q.whole {
 		q.run.remove(t.key())
 		q.release(t)
 		return
 	}
+	if q.small {
+		if q.split && t.when >= q.horizon {
+			q.unplace(t.id, int(q.loc[t.id].i), t.when)
+		} else {
+			q.run.remove(t.key())
+		}
+		q.release(t)
+		return
+	}
 	q.bury()
-	if q.split && q.loc[t.id].in != inNear {
+	if q.split && t.when >= q.horizon {
 		q.unplace(t.id, int(q.loc[t.id].i), t.when)
 	} else {
 		q.h.removeAt(q.loc, int(q.loc[t.id].i))
-		q.refill()
 		q.maybeRun()
 	}
 	q.release(t)
@@ -507,14 +555,12 @@ func (q *eventQueue) number(t *timer) {
 func (q *eventQueue) newNumber(t *timer) {
 	if len(q.loc) == 0 {
 		q.grow() // number 0 means none
-		q.runTop = cmp.Or(q.runN, runMax)
-		if q.splitN > 0 {
-			q.runTop = min(q.runTop, q.splitN)
-		}
-		if q.runTop >= runCap-1 {
+		if cmp.Or(q.runN, runMax) >= runCap-1 {
 			panic("sim: runN must be below runCap-1")
 		}
-		q.small = true
+		q.runTop = q.wholeTop()
+		q.setForm(true, false)
+		q.horizon = math.MaxInt64
 	}
 	if len(q.loc) == 1<<idBits {
 		panic("sim: more than 2^24 timers")
@@ -522,6 +568,16 @@ func (q *eventQueue) newNumber(t *timer) {
 	t.id = int32(len(q.loc))
 	q.grow()
 	q.loc[t.id].t = t
+}
+
+// wholeTop is runTop while the queue is whole: the run's limit, or the
+// size that splits the queue if less, since a heap splits.
+func (q *eventQueue) wholeTop() int {
+	top := cmp.Or(q.runN, runMax)
+	if q.splitN > 0 {
+		top = min(top, q.splitN)
+	}
+	return top
 }
 
 func (q *eventQueue) grow() {
@@ -553,24 +609,33 @@ func (q *eventQueue) giveBack(t *timer) {
 	t.id = 0
 }
 
-// peek returns the earliest timer without removing it, or nil. The near
-// heap is empty only when the far parts are (refill).
+// peek returns the earliest timer without removing it, or nil; it
+// refills a split queue's empty near part (peekHeap).
 func (q *eventQueue) peek() *timer {
-	if q.small {
+	if q.whole {
 		// An empty run's first slot names timer 0, nil. (Inlined: this
-		// is the cost model's limit; a "!q.small" would pass it.)
+		// is the cost model's limit; a "!q.whole" would pass it.)
 		return q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t
 	}
 	return q.peekHeap()
 }
 
-// peekHeap is peek of a big queue.
+// peekHeap is peek of a queue that is not a whole run. A split queue's
+// near part is refilled here, when it is found empty, and not where it
+// is emptied: a pop, a cancel or an arming far of the last near timer
+// (two in three events) would otherwise each test for it.
 func (q *eventQueue) peekHeap() *timer {
 	if q.dead {
 		q.bury()
 		if q.maybeRun() {
 			return q.peek()
 		}
+	}
+	if q.split && q.nearLen() == 0 {
+		q.refill()
+	}
+	if q.small {
+		return q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t
 	}
 	if len(q.h) == 0 {
 		return nil
@@ -586,11 +651,19 @@ func (q *eventQueue) bury() {
 	}
 }
 
-// refill gives a near heap left empty the next far timers, if any.
+// refill gives a near part left empty the next far timers, if any.
 func (q *eventQueue) refill() {
-	if len(q.h) == 0 && q.split && q.farLen() > 0 {
+	if q.split && q.nearLen() == 0 && q.farLen() > 0 {
 		q.advance()
 	}
+}
+
+// nearLen is the number of near timers (all, when the queue is whole).
+func (q *eventQueue) nearLen() int {
+	if q.small {
+		return q.run.len()
+	}
+	return len(q.h)
 }
 
 // advance moves the next bucket that holds any timer to the near heap,
@@ -598,12 +671,14 @@ func (q *eventQueue) refill() {
 // the next block that holds any when the current one is used up; or,
 // with few far timers left, makes the queue whole again.
 func (q *eventQueue) advance() {
+	// The near part is empty, so its form can be chosen again: a run
+	// unless what comes in would overflow it (toNear).
+	q.setForm(true, q.split)
 	if q.farLen() < cmp.Or(q.joinN, joinAt) {
-		q.split = false
-		for _, s := range q.gather() {
-			q.loc[s.id()].in = inNear
-			q.h.push(q.loc, s)
-		}
+		q.setForm(true, false)
+		q.horizon = math.MaxInt64
+		q.runTop = q.wholeTop()
+		q.toNear(q.gather())
 		return
 	}
 	if q.n0 == 0 {
@@ -631,12 +706,11 @@ func (q *eventQueue) advance() {
 				q.warm(b)
 			}
 			q.n1 -= len(b)
-			for _, s := range b {
-				if q.r0 == 0 {
-					// One bucket: to the near heap at once.
-					q.loc[s.id()].in = inNear
-					q.h.push(q.loc, s)
-				} else {
+			if q.r0 == 0 {
+				// One bucket: to the near part at once.
+				q.toNear(b)
+			} else {
+				for _, s := range b {
 					q.place(s)
 				}
 			}
@@ -650,13 +724,29 @@ func (q *eventQueue) advance() {
 	n := 1 << q.r0
 	k := q.full0.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
 	q.warm(q.ring0[k])
-	for _, s := range q.ring0[k] {
-		q.loc[s.id()].in = inNear
-		q.h.push(q.loc, s)
-	}
+	q.toNear(q.ring0[k])
 	q.n0 -= len(q.ring0[k])
 	q.emptied(q.ring0, q.full0, k)
 	q.horizon = (q.block<<q.r0 + int64(k) + 1) << q.bucketBits
+}
+
+// toNear moves far entries to the near part: into the run, unless they
+// would overflow it (then it becomes the near heap). They are due after
+// the near ones but those moved in the same advance, so most go in at the
+// back; the bucket's are in no order, a few shifts each.
+func (q *eventQueue) toNear(b []entry) {
+	if q.small && q.run.len()+len(b) >= q.runTop {
+		q.toHeap()
+	}
+	if q.small {
+		for _, s := range b {
+			q.run.insert(s)
+		}
+		return
+	}
+	for _, s := range b {
+		q.h.push(q.loc, s)
+	}
 }
 
 // setR0 divides the block about to begin, with ring0 empty, into as
@@ -697,7 +787,7 @@ func (q *eventQueue) gather() []entry {
 // pop removes and returns the earliest timer; peek must have found it.
 // A whole queue leaves its entry at the root, dead (see dead).
 func (q *eventQueue) pop() *timer {
-	if q.small {
+	if q.small { // whole, or a split queue's near run, which peek refilled
 		if t := q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t; !t.once {
 			q.run.head++
 			t.seq = 0
@@ -707,7 +797,8 @@ func (q *eventQueue) pop() *timer {
 	return q.popSlow()
 }
 
-// popSlow is pop of a big queue, or of a timer whose number goes back.
+// popSlow is pop of a queue that is not a whole run, or of a timer whose
+// number goes back.
 func (q *eventQueue) popSlow() *timer {
 	if q.small {
 		t := q.loc[q.run.first().id()].t
@@ -719,7 +810,6 @@ func (q *eventQueue) popSlow() *timer {
 	t := q.loc[q.h[0].id()].t
 	if q.split {
 		q.h.removeAt(q.loc, 0)
-		q.refill()
 	} else {
 		q.dead = true
 	}
@@ -848,9 +938,6 @@ func (q *eventQueue) renumber() {
 	q.h = all[:k:k]
 	for i := range q.h {
 		q.loc[q.h[i].id()].i = int32(i)
-		if q.split {
-			q.loc[q.h[i].id()].in = inNear
-		}
 	}
 	for _, s := range all[k:] {
 		q.place(s)
