@@ -114,17 +114,14 @@ type eventQueue struct {
 	split   bool
 	horizon int64
 	// block is the current block (due in [block, block+1)·2^blockBits),
-	// which holds the horizon (or ends at it). ring0[b & (2^r0−1)] holds
-	// the far entries of the block's bucket b (due in [b, b+1)·2^bucketBits,
-	// bucketBits = blockBits − r0), ring1[k & (n−1)] those of block k, for
-	// the n−1 blocks after the current one; full0 and full1 mark the
-	// slots that hold any, n0 and n1 count their entries. late holds the
+	// which holds the horizon (or ends at it). ring0.b[b & (2^r0−1)]
+	// holds the far entries of the block's bucket b (due in [b, b+1)·
+	// 2^bucketBits, bucketBits = blockBits − r0), ring1.b[k & (n−1)] those
+	// of block k, for the n−1 blocks after the current one. late holds the
 	// entries past ring1.
 	block          int64
 	r0, bucketBits int
-	ring0, ring1   []heap4 // unordered; heap4 only for its type
-	full0, full1   cpumask.Mask
-	n0, n1         int
+	ring0, ring1   wheel
 	late           heap4
 	// spare holds the arrays of emptied buckets for the next bucket to
 	// fill: a bucket's array would otherwise sit unused until its slot's
@@ -169,6 +166,15 @@ type loc struct {
 	t  *timer
 	i  int32
 	in where
+}
+
+// wheel is one level of the timer wheel: its buckets, unordered (heap4
+// only for the type), which of them hold any entry, and how many they
+// hold in all. (One pointer to it is what put and take are passed.)
+type wheel struct {
+	b    []heap4
+	full cpumask.Mask
+	n    int
 }
 
 // where says which part of a split queue holds a timer's entry.
@@ -389,31 +395,30 @@ func (q *eventQueue) place(s entry) {
 	blk := s.when >> q.blockBits
 	switch {
 	case blk == q.block:
-		q.loc[id].in = inRing0
-		q.n0++
-		q.put(q.ring0, q.full0, int(s.when>>q.bucketBits)&(1<<q.r0-1), s)
-	case blk-q.block < int64(len(q.ring1)):
-		q.loc[id].in = inRing1
-		q.n1++
-		q.put(q.ring1, q.full1, int(blk)&(len(q.ring1)-1), s)
+		q.put(&q.ring0, int(s.when>>q.bucketBits)&(1<<q.r0-1), inRing0, s)
+	case blk-q.block < int64(len(q.ring1.b)):
+		q.put(&q.ring1, int(blk)&(len(q.ring1.b)-1), inRing1, s)
 	default:
 		q.loc[id].in = inLate
 		q.late.push(q.loc, s)
 	}
 }
 
-// put appends s to bucket k of ring.
-func (q *eventQueue) put(ring []heap4, full cpumask.Mask, k int, s entry) {
-	if ring[k] == nil {
+// put appends s to bucket k of w, which is part in.
+func (q *eventQueue) put(w *wheel, k int, in where, s entry) {
+	b := w.b[k]
+	if b == nil {
 		if n := len(q.spare); n > 0 {
-			ring[k], q.spare = q.spare[n-1], q.spare[:n-1]
+			b, q.spare = q.spare[n-1], q.spare[:n-1]
 		} else {
-			ring[k] = make(heap4, 0, 8) // most hold a few
+			b = make(heap4, 0, 8) // most hold a few
 		}
-		full.Set(k, true)
+		w.full.Set(k, true)
 	}
-	q.loc[s.id()].i = int32(len(ring[k]))
-	ring[k] = append(ring[k], s)
+	l := &q.loc[s.id()]
+	l.i, l.in = int32(len(b)), in
+	w.b[k] = append(b, s)
+	w.n++
 }
 
 // unplace takes out the far entry of timer id, at i of its bucket or of
@@ -424,33 +429,33 @@ func (q *eventQueue) unplace(id int32, i int, when int64) {
 		q.late.removeAt(q.loc, i)
 		return
 	case inRing0:
-		q.n0--
-		q.take(q.ring0, q.full0, int(when>>q.bucketBits)&(1<<q.r0-1), i)
+		q.take(&q.ring0, int(when>>q.bucketBits)&(1<<q.r0-1), i)
 	default:
-		q.n1--
-		q.take(q.ring1, q.full1, int(when>>q.blockBits)&(len(q.ring1)-1), i)
+		q.take(&q.ring1, int(when>>q.blockBits)&(len(q.ring1.b)-1), i)
 	}
 }
 
-// take removes the entry at i of bucket k of ring.
-func (q *eventQueue) take(ring []heap4, full cpumask.Mask, k, i int) {
-	r := ring[k]
+// take removes the entry at i of bucket k of w.
+func (q *eventQueue) take(w *wheel, k, i int) {
+	w.n--
+	r := w.b[k]
 	n := len(r) - 1
 	if i != n {
 		r[i] = r[n]
 		q.loc[r[i].id()].i = int32(i)
 	}
-	ring[k] = r[:n]
+	w.b[k] = r[:n]
 	if n == 0 {
-		q.emptied(ring, full, k)
+		q.emptied(w, k)
 	}
 }
 
-// emptied gives bucket k's array to the spares.
-func (q *eventQueue) emptied(ring []heap4, full cpumask.Mask, k int) {
-	q.spare = append(q.spare, ring[k][:0])
-	ring[k] = nil
-	full.Set(k, false)
+// emptied gives bucket k's array to the spares (its entries are out, and
+// counted out of w.n).
+func (q *eventQueue) emptied(w *wheel, k int) {
+	q.spare = append(q.spare, w.b[k][:0])
+	w.b[k] = nil
+	w.full.Set(k, false)
 }
 
 // move re-arms a timer whose entry, due at old, is at i of a far part
@@ -470,7 +475,7 @@ func (q *eventQueue) move(id int32, i int, old int64, far bool, s entry) {
 }
 
 // farLen is the number of far timers.
-func (q *eventQueue) farLen() int { return q.n0 + q.n1 + len(q.late) }
+func (q *eventQueue) farLen() int { return q.ring0.n + q.ring1.n + len(q.late) }
 
 // splitHeap divides a whole queue at the end of its earliest timer's
 // bucket.
@@ -478,24 +483,28 @@ func (q *eventQueue) splitHeap() {
 	if q.ringBits == 0 {
 		q.blockBits, q.ringBits, q.ring0Bits = blockBits, ringBits, ring0Bits
 	}
-	if q.ring0 == nil {
-		q.ring0, q.ring1 = make([]heap4, 1<<q.ring0Bits), make([]heap4, 1<<q.ringBits)
-		q.full0, q.full1 = cpumask.New(len(q.ring0)), cpumask.New(len(q.ring1))
+	if q.ring0.b == nil {
+		q.ring0 = wheel{b: make([]heap4, 1<<q.ring0Bits), full: cpumask.New(1 << q.ring0Bits)}
+		q.ring1 = wheel{b: make([]heap4, 1<<q.ringBits), full: cpumask.New(1 << q.ringBits)}
 	}
 	q.setForm(false, true)
 	q.runTop = cmp.Or(q.runN, runMax)
 	q.setR0(len(q.h))
 	q.horizon = (q.h[0].when>>q.bucketBits + 1) << q.bucketBits
 	q.block = q.h[0].when >> q.blockBits
-	all := q.h
-	q.h = nil
-	for _, s := range all {
+	// The near entries, gathered at the front of the old heap's array,
+	// go to the run (toNear), or to a new heap if too many.
+	near := q.h[:0]
+	for _, s := range q.h {
 		if s.when >= q.horizon {
 			q.place(s)
 		} else {
-			q.h.push(q.loc, s)
+			near = append(near, s)
 		}
 	}
+	q.h = nil
+	q.setForm(true, true)
+	q.toNear(near)
 }
 
 // cancel disarms t. (Small, to be inlined: most calls find t unarmed.)
@@ -681,31 +690,31 @@ func (q *eventQueue) advance() {
 		q.toNear(q.gather())
 		return
 	}
-	if q.n0 == 0 {
+	if q.ring0.n == 0 {
 		// The block is used up: the next one that holds any timer, in
 		// ring1 or, with ring1 empty, the earliest late one's.
 		var next int64
-		if n := len(q.ring1); q.n1 > 0 {
+		if n := len(q.ring1.b); q.ring1.n > 0 {
 			k0 := int(q.block+1) & (n - 1)
-			k := q.full1.Next(k0, n)
+			k := q.ring1.full.Next(k0, n)
 			if k < 0 {
-				k = q.full1.Next(0, k0)
+				k = q.ring1.full.Next(0, k0)
 			}
 			next = q.block + 1 + int64((k-k0)&(n-1))
 		} else {
 			next = q.late[0].when >> q.blockBits
 		}
-		k := int(next) & (len(q.ring1) - 1)
-		q.setR0(len(q.ring1[k]))
+		k := int(next) & (len(q.ring1.b) - 1)
+		q.setR0(len(q.ring1.b[k]))
 		q.block, q.horizon = next, next<<q.blockBits
 		// The late timers ring1 now spans (those of this block, when
 		// ring1 was empty, go to ring0).
 		q.pull()
-		if b := q.ring1[k]; b != nil {
+		if b := q.ring1.b[k]; b != nil {
 			if q.r0 == 0 {
 				q.warm(b)
 			}
-			q.n1 -= len(b)
+			q.ring1.n -= len(b)
 			if q.r0 == 0 {
 				// One bucket: to the near part at once.
 				q.toNear(b)
@@ -714,19 +723,19 @@ func (q *eventQueue) advance() {
 					q.place(s)
 				}
 			}
-			q.emptied(q.ring1, q.full1, k)
+			q.emptied(&q.ring1, k)
 		}
-		if q.n0 == 0 {
+		if q.ring0.n == 0 {
 			q.horizon = (next + 1) << q.blockBits
 			return
 		}
 	}
 	n := 1 << q.r0
-	k := q.full0.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
-	q.warm(q.ring0[k])
-	q.toNear(q.ring0[k])
-	q.n0 -= len(q.ring0[k])
-	q.emptied(q.ring0, q.full0, k)
+	k := q.ring0.full.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
+	q.warm(q.ring0.b[k])
+	q.toNear(q.ring0.b[k])
+	q.ring0.n -= len(q.ring0.b[k])
+	q.emptied(&q.ring0, k)
 	q.horizon = (q.block<<q.r0 + int64(k) + 1) << q.bucketBits
 }
 
@@ -759,7 +768,7 @@ func (q *eventQueue) setR0(n int) {
 
 // pull moves the late entries that ring1 now spans into their buckets.
 func (q *eventQueue) pull() {
-	end := q.block + int64(len(q.ring1))
+	end := q.block + int64(len(q.ring1.b))
 	for len(q.late) > 0 && q.late[0].when>>q.blockBits < end {
 		s := q.late[0]
 		q.late.removeAt(q.loc, 0)
@@ -771,16 +780,13 @@ func (q *eventQueue) pull() {
 func (q *eventQueue) gather() []entry {
 	all := q.late
 	q.late = nil
-	for _, r := range []struct {
-		ring []heap4
-		full cpumask.Mask
-	}{{q.ring0, q.full0}, {q.ring1, q.full1}} {
-		for k := r.full.Next(0, len(r.ring)); k >= 0; k = r.full.Next(k+1, len(r.ring)) {
-			all = append(all, r.ring[k]...)
-			q.emptied(r.ring, r.full, k)
+	for _, w := range []*wheel{&q.ring0, &q.ring1} {
+		for k := w.full.Next(0, len(w.b)); k >= 0; k = w.full.Next(k+1, len(w.b)) {
+			all = append(all, w.b[k]...)
+			q.emptied(w, k)
 		}
+		w.n = 0
 	}
-	q.n0, q.n1 = 0, 0
 	return all
 }
 

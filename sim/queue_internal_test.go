@@ -20,7 +20,9 @@ import (
 // in ring1 or late) to more than the span, and with timers armed before the time
 // of the last one fired (past; the engine arms none, but a popped
 // timer's entry, left at the root for the next arming, must not come
-// back whatever the arming).
+// back whatever the arming), and with a split queue's near part a run
+// (from most of the time to never, with runs of four that a bucket or a
+// few armings overflow, making it the near heap).
 func TestEventQueueOrder(t *testing.T) {
 	for _, c := range []struct {
 		nearWrap    bool
@@ -32,7 +34,8 @@ func TestEventQueueOrder(t *testing.T) {
 		{false, 0, 11, 1, 1, false, 0, 0}, {false, 5, 1, 1, 1, false, 0, 0}, {true, 5, 3, 1, 1, false, 0, 0}, {false, 6, 6, 1, 1, false, 0, 0}, {false, 3, 3, 1, 1, false, 0, 0},
 		{false, 6, 2, 40, 60, false, 0, 0}, {true, 6, 2, 40, 60, false, 0, 0}, {false, 9, 1, 1, 1, false, 0, 0}, {true, 9, 4, 1, 1, false, 0, 0},
 		{false, 0, 0, 0, 0, true, 0, 0}, {true, 0, 0, 0, 0, true, 0, 0}, {false, 6, 2, 40, 60, true, 0, 0}, {false, 0, 3, 1, 1, true, 0, 0},
-		{false, 0, 0, 0, 0, false, 50, 20}, {true, 0, 0, 0, 0, true, 50, 20}, {false, 0, 0, 0, 0, false, 2, 1}, {false, 6, 2, 50, 60, false, 40, 25}} {
+		{false, 0, 0, 0, 0, false, 50, 20}, {true, 0, 0, 0, 0, true, 50, 20}, {false, 0, 0, 0, 0, false, 2, 1}, {false, 6, 2, 50, 60, false, 40, 25},
+		{false, 4, 2, 1, 1, false, 4, 2}, {true, 5, 3, 1, 1, true, 4, 2}, {false, 3, 3, 1, 1, false, 6, 3}, {true, 6, 2, 40, 60, true, 4, 2}} {
 		nearWrap := c.nearWrap
 		rng := rand.New(rand.NewPCG(7, 8))
 		// Blocks of 2^ring finest buckets, each bucket meant to bring
@@ -56,8 +59,11 @@ func TestEventQueueOrder(t *testing.T) {
 		order := uint64(0) // arming order, independent of q.seq
 		farSeen, ring1Seen, lateSeen, r0Seen, joins, forgot := 0, 0, 0, 0, 0, 0
 		runSeen, toHeap, toRun := 0, 0, 0
+		// Steps with a split queue's near part a run and a heap, and
+		// the near runs that armings made a heap.
+		nearRun, nearHeap, nearGrown := 0, 0, 0
 		for step := 0; step < 20000; step++ {
-			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.n1), max(lateSeen, len(q.late))
+			farSeen, ring1Seen, lateSeen = max(farSeen, q.farLen()), max(ring1Seen, q.ring1.n), max(lateSeen, len(q.late))
 			r0Seen = max(r0Seen, q.r0)
 			if step%8 == 0 {
 				for tm := range live {
@@ -68,6 +74,11 @@ func TestEventQueueOrder(t *testing.T) {
 				runSeen = max(runSeen, q.run.len())
 			}
 			split, big := q.split, !q.small
+			if split && q.small {
+				nearRun++
+			} else if split {
+				nearHeap++
+			}
 			r := rng.IntN(10)
 			if step/1000%2 == 1 && r < 5 && rng.IntN(2) == 0 {
 				r = 9 // every other thousand steps the queue drains
@@ -82,6 +93,9 @@ func TestEventQueueOrder(t *testing.T) {
 				q.arm(tm, when)
 				if !big && !q.small {
 					toHeap++
+					if split && q.split {
+						nearGrown++
+					}
 				}
 				order++
 				live[tm] = want{when, order, tm}
@@ -150,13 +164,13 @@ func TestEventQueueOrder(t *testing.T) {
 		if len(q.free) != len(q.loc)-1 || slices.ContainsFunc(q.loc, func(l loc) bool { return l.t != nil }) {
 			t.Errorf("forgotten: %d of %d numbers free", len(q.free), len(q.loc)-1)
 		}
-		for k := range q.ring0 {
-			if len(q.ring0[k]) > 0 || q.full0.Has(k) || len(q.ring1[k]) > 0 || q.full1.Has(k) {
-				t.Errorf("drained: bucket %d holds %d and %d entries (marked full: %v, %v)", k, len(q.ring0[k]), len(q.ring1[k]), q.full0.Has(k), q.full1.Has(k))
+		for k := range q.ring0.b {
+			if len(q.ring0.b[k]) > 0 || q.ring0.full.Has(k) || len(q.ring1.b[k]) > 0 || q.ring1.full.Has(k) {
+				t.Errorf("drained: bucket %d holds %d and %d entries (marked full: %v, %v)", k, len(q.ring0.b[k]), len(q.ring1.b[k]), q.ring0.full.Has(k), q.ring1.full.Has(k))
 			}
 		}
-		if q.n0 != 0 || q.n1 != 0 {
-			t.Errorf("drained: the rings count %d and %d entries", q.n0, q.n1)
+		if q.ring0.n != 0 || q.ring1.n != 0 {
+			t.Errorf("drained: the rings count %d and %d entries", q.ring0.n, q.ring1.n)
 		}
 		if len(q.loc) > len(timers)+1 {
 			t.Errorf("%d numbers for %d timers", len(q.loc), len(timers))
@@ -184,6 +198,11 @@ func TestEventQueueOrder(t *testing.T) {
 		if top := cmp.Or(c.run, runMax); (c.split == 0 || c.split > top) && (runSeen < top-1 || toHeap < 3 || toRun < 3) {
 			t.Errorf("run up to %d: held up to %d entries, became a heap %d times and a run %d", top, runSeen, toHeap, toRun)
 		}
+		// A split queue's near part is a run but when a run of at most
+		// four or six timers is too short for it.
+		if c.split > 0 && c.ring > 0 && (nearRun < 300 || c.run > 0 && c.run <= 6 && (nearHeap < 100 || c.past && nearGrown < 5)) {
+			t.Errorf("split at %d, run up to %d: the near part was a run in %d steps, a heap in %d; %d runs grew into heaps", c.split, c.run, nearRun, nearHeap, nearGrown)
+		}
 		if forgot < 100 {
 			t.Errorf("only %d timers forgotten", forgot)
 		}
@@ -209,9 +228,9 @@ func checkSlot(t *testing.T, q *eventQueue, tm *timer, step int) {
 	case tm.when < q.horizon: // near, or the queue is whole
 		part = q.h
 	case l.in == inRing0:
-		part = q.ring0[int(tm.when>>q.bucketBits)&(1<<q.r0-1)]
+		part = q.ring0.b[int(tm.when>>q.bucketBits)&(1<<q.r0-1)]
 	case l.in == inRing1:
-		part = q.ring1[int(tm.when>>q.blockBits)&(len(q.ring1)-1)]
+		part = q.ring1.b[int(tm.when>>q.blockBits)&(len(q.ring1.b)-1)]
 	default:
 		part = q.late
 	}
