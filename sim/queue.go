@@ -59,18 +59,27 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // thousands of task structs, and with no write barrier while the garbage
 // collector runs; the collector never scans the entries.
 //
-// Past splitAt timers the queue splits: those due before horizon are in
-// the near heap h, the others far. With thousands of tasks asleep, their
-// wakeups wait far, and the ticks, work and reschedule timers that make
-// most events come and go through a near heap of a few entries instead
-// of through all of them (a pop of 10,000 entries was a quarter of the
-// run's time). The far timers wait unordered in buckets, a timer wheel
+// Past splitAt timers the queue splits: those due before horizon are
+// near, the others far. With thousands of tasks asleep, their wakeups
+// wait far, and the ticks, work and reschedule timers that make most
+// events come and go through a near part of a few entries instead of
+// through all of them (a pop of 10,000 entries was a quarter of the
+// run's time). An entry is near exactly when it is due before the
+// horizon (math.MaxInt64 while the queue is whole), so a re-arming or a
+// cancel knows from the timer's time which part holds it. The far timers wait unordered in buckets, a timer wheel
 // of two levels as the kernel's was before 4.8: the current block of
 // time (2^blockBits ns, in 2^r0 buckets) in ring0, a bucket each; the
 // next 2^ringBits − 1 blocks in ring1, a bucket a block; those
-// beyond in a heap (late). When the near heap runs dry, the next bucket
-// of ring0 that holds any timer moves over whole and the horizon to its
-// end; the near heap orders them. When the block is used up, the next
+// beyond in a heap (late). When the near part runs dry (peek finds it
+// empty), the next bucket of ring0 that holds any timer moves over whole
+// and the horizon to its end. The near part is then a sorted run, as a
+// small whole queue is, unless the bucket brings nearMax timers or more
+// (then the near heap h): they are due after every near timer, so they
+// go in at the run's back, ordered among themselves by a few shifts
+// each, and leave from its front, where the heap's pop sifted down
+// through four children a level (1 CPU with 10,000 tasks 1,207 → 990
+// instructions an event); an arming that fills the run makes it the
+// near heap until the next refill. When the block is used up, the next
 // block's bucket of ring1 is spread over ring0 (each timer moves down at
 // most once) and the late timers that ring1 now spans move into it. A
 // far heap did the same, but every wakeup's way out of it was a
@@ -80,24 +89,24 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // many buckets (up to 2^ring0Bits) as bring the near heap about
 // perBucket timers each, counted when it begins (ring0 is empty then,
 // so the division can change): one CPU with 10,000 tasks has a few
-// dozen timers a block, which go to the near heap at once (finer
-// buckets there cost more in refills and in moves down from ring1 than
-// they saved), 1,024 CPUs
-// take 33 µs buckets, which keep the near heap to a few hundred timers
-// (with the far heap's 1 ms window it held a millisecond of every CPU's
-// ticks, work and wakeups, thousands). The order is (when, arming) in
-// the near heap and every near entry is due before every far one, so
-// the earliest timer is the near heap's and the order is the whole
-// heap's. A queue of a few dozen
+// dozen timers a block, which go to the near part in one or a few
+// buckets (finer ones there cost more in refills and in moves down from
+// ring1 than they saved), 1,024 CPUs take 4 µs buckets, which keep the
+// near part to a few dozen timers (with the far heap's 1 ms window it
+// held a millisecond of every CPU's ticks, work and wakeups,
+// thousands). The order is (when, arming) in the near part and every
+// near entry is due before every far one, so the earliest timer is the
+// near part's and the order is the whole heap's. A queue of a few dozen
 // timers (the seed loads) stays whole: the split's own work cost it 3 %
 // of its instructions. A whole queue of fewer than runMax timers (the seed
 // loads keep three to eight) is not a heap but a sorted run (sortedRun).
 type eventQueue struct {
-	// small: the entries are in run; otherwise the queue is big, and
-	// they are in h (and, split, the far parts). It grows out of the run
-	// at runMax entries and goes back to it, whole, at runMin. Before its
-	// first number the queue is big (and empty), since peek of a run
-	// reads q.loc[0].t.
+	// small: the near entries (all, while the queue is whole) are in
+	// run; otherwise the queue is big, and they are in h. A whole queue
+	// grows out of the run at runMax entries and goes back to it at
+	// runMin; a split one's near part at nearMax, and back when a refill
+	// finds it empty. Before its first number the queue is big (and
+	// empty), since peek of a run reads q.loc[0].t.
 	small bool
 	// whole: small and not split, the case of arm's and pop's fast
 	// paths (set with them by setForm). A split queue's run takes the
@@ -134,10 +143,11 @@ type eventQueue struct {
 	// that split and join the queue (splitAt and joinAt when 0).
 	blockBits, ringBits, ring0Bits, per int
 	splitN, joinN                       int
-	// runN and heapN: the sizes that end and begin the run (runMax and
-	// runMin when 0; tests set others); runTop is the first, or, while
-	// the queue is whole, splitN if less (wholeTop), set with the first
-	// number and when the queue splits or joins.
+	// runN and heapN: the sizes that end and begin the run (runMax, or
+	// nearMax while split, and runMin when 0; tests set others); runTop
+	// is the first, or, while the queue is whole, splitN if less
+	// (wholeTop), set with the first number and when the queue splits or
+	// joins.
 	runN, heapN, runTop int
 	// dead: the near heap's root is the entry of the timer popped last,
 	// not yet taken out. Nearly every event arms a timer before the
@@ -177,7 +187,8 @@ type wheel struct {
 	n    int
 }
 
-// where says which part of a split queue holds a timer's entry.
+// where says which far part of a split queue holds a timer's entry
+// (a near entry's is not read: it is near by its time).
 type where uint8
 
 const (
@@ -187,13 +198,17 @@ const (
 	inLate
 )
 
-// A block is 2^22 ns (4.2 ms), in up to 2^7 buckets (33 µs), and ring1
-// spans 2^13 blocks (34 s): a sleep longer than that waits in the late
-// heap until ring1 reaches it. perBucket is the timers a bucket is
-// meant to bring the near heap. (Blocks of 1 ms sent most ticks and
-// work ends at 1,024 CPUs through ring1 first; blocks of 34 ms sent
-// most wakeups on one CPU through both rings.)
-const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 7, 32
+// A block is 2^22 ns (4.2 ms), in up to 2^10 buckets (4.1 µs), and
+// ring1 spans 2^13 blocks (34 s): a sleep longer than that waits in the
+// late heap until ring1 reaches it. perBucket is the timers a bucket is
+// meant to bring the near part: 16 keep it a run (below nearMax) with
+// 256 and 1,024 CPUs' ticks, work ends and wakeups, where 32 in up to
+// 2^7 buckets (33 µs) made it a heap of a few dozen to hundreds (256
+// CPUs with 10,000 tasks 1,613 → 1,499 instructions an event, 1,024
+// CPUs 1,697 → 1,543). (Blocks of 1 ms sent most ticks and work ends at
+// 1,024 CPUs through ring1 first; blocks of 34 ms sent most wakeups on
+// one CPU through both rings.)
+const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 10, 16
 
 // A whole queue splits when it reaches splitAt timers, and a split one
 // is made whole again when its near heap runs dry with fewer than
@@ -205,6 +220,15 @@ const splitAt, joinAt = 512, 128
 // whole heap becomes a run again at runMin, apart enough that a queue
 // does not go back and forth.
 const runMax, runMin = 32, 12
+
+// A split queue's near run becomes the near heap at nearMax entries
+// (until the next refill). It can be longer than a whole run: its
+// timers leave from the front, and most armings go far, so the shifts
+// are only the few near armings' (with 33 µs buckets, nearMax 56 against
+// 32 took 256 CPUs with 10,000 tasks from 1,613 to 1,573 instructions an
+// event, 16 CPUs from 1,569 to 1,527). The run holds at most runCap − 2
+// before an arming.
+const nearMax = 56
 
 type entry struct {
 	when int64
@@ -233,7 +257,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	// The number is kept shifted, as it goes in a key, so that the
 	// increment's wrap to 0 says the bits are used up.
 	q.seq += 1 << idBits
-	if q.seq == 0 || t.id == 0 || !q.whole {
+	if !q.whole || q.seq == 0 || t.id == 0 {
 		if q.small && q.seq != 0 && t.id != 0 {
 			q.armRun(t, when) // most armings of a split queue
 			return
@@ -488,7 +512,7 @@ func (q *eventQueue) splitHeap() {
 		q.ring1 = wheel{b: make([]heap4, 1<<q.ringBits), full: cpumask.New(1 << q.ringBits)}
 	}
 	q.setForm(false, true)
-	q.runTop = cmp.Or(q.runN, runMax)
+	q.runTop = cmp.Or(q.runN, nearMax)
 	q.setR0(len(q.h))
 	q.horizon = (q.h[0].when>>q.bucketBits + 1) << q.bucketBits
 	q.block = q.h[0].when >> q.blockBits
@@ -564,7 +588,7 @@ func (q *eventQueue) number(t *timer) {
 func (q *eventQueue) newNumber(t *timer) {
 	if len(q.loc) == 0 {
 		q.grow() // number 0 means none
-		if cmp.Or(q.runN, runMax) >= runCap-1 {
+		if max(cmp.Or(q.runN, runMax), nearMax) >= runCap-1 {
 			panic("sim: runN must be below runCap-1")
 		}
 		q.runTop = q.wholeTop()
@@ -631,8 +655,8 @@ func (q *eventQueue) peek() *timer {
 
 // peekHeap is peek of a queue that is not a whole run. A split queue's
 // near part is refilled here, when it is found empty, and not where it
-// is emptied: a pop, a cancel or an arming far of the last near timer
-// (two in three events) would otherwise each test for it.
+// is emptied: every pop, cancel and far arming would otherwise test for
+// it, and the run's pop could not share the whole run's fast path.
 func (q *eventQueue) peekHeap() *timer {
 	if q.dead {
 		q.bury()
