@@ -130,6 +130,7 @@ type eventQueue struct {
 	// entries past ring1.
 	block          int64
 	r0, bucketBits int
+	mask0          int // 2^r0 − 1
 	ring0, ring1   wheel
 	late           heap4
 	// spare holds the arrays of emptied buckets for the next bucket to
@@ -416,10 +417,10 @@ func (q *eventQueue) maybeRun() bool {
 // of ring0 or ring1, or in late.
 func (q *eventQueue) place(s entry) {
 	id := s.id()
-	blk := s.when >> q.blockBits
+	blk := q.blockOf(s.when)
 	switch {
 	case blk == q.block:
-		q.put(&q.ring0, int(s.when>>q.bucketBits)&(1<<q.r0-1), inRing0, s)
+		q.put(&q.ring0, q.slot0(s.when), inRing0, s)
 	case blk-q.block < int64(len(q.ring1.b)):
 		q.put(&q.ring1, int(blk)&(len(q.ring1.b)-1), inRing1, s)
 	default:
@@ -427,6 +428,14 @@ func (q *eventQueue) place(s entry) {
 		q.late.push(q.loc, s)
 	}
 }
+
+// blockOf returns the block of a time, and slot0 the slot of ring0 of a
+// time in the current block. (The shift counts are masked as they are
+// anyway below 64: Go defines a shift by 64 or more, and without the
+// mask each variable shift was four instructions more.)
+func (q *eventQueue) blockOf(when int64) int64 { return when >> (q.blockBits & 63) }
+
+func (q *eventQueue) slot0(when int64) int { return int(when>>(q.bucketBits&63)) & q.mask0 }
 
 // put appends s to bucket k of w, which is part in.
 func (q *eventQueue) put(w *wheel, k int, in where, s entry) {
@@ -453,9 +462,9 @@ func (q *eventQueue) unplace(id int32, i int, when int64) {
 		q.late.removeAt(q.loc, i)
 		return
 	case inRing0:
-		q.take(&q.ring0, int(when>>q.bucketBits)&(1<<q.r0-1), i)
+		q.take(&q.ring0, q.slot0(when), i)
 	default:
-		q.take(&q.ring1, int(when>>q.blockBits)&(len(q.ring1.b)-1), i)
+		q.take(&q.ring1, int(q.blockOf(when))&(len(q.ring1.b)-1), i)
 	}
 }
 
@@ -788,6 +797,7 @@ func (q *eventQueue) toNear(b []entry) {
 func (q *eventQueue) setR0(n int) {
 	q.r0 = min(bits.Len(uint(n/cmp.Or(q.per, perBucket))), q.ring0Bits)
 	q.bucketBits = q.blockBits - q.r0
+	q.mask0 = 1<<q.r0 - 1
 }
 
 // pull moves the late entries that ring1 now spans into their buckets.
