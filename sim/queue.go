@@ -439,18 +439,19 @@ func (q *eventQueue) slot0(when int64) int { return int(when>>(q.bucketBits&63))
 
 // put appends s to bucket k of w, which is part in.
 func (q *eventQueue) put(w *wheel, k int, in where, s entry) {
-	b := w.b[k]
-	if b == nil {
+	b := &w.b[k]
+	if *b == nil {
 		if n := len(q.spare); n > 0 {
-			b, q.spare = q.spare[n-1], q.spare[:n-1]
+			*b, q.spare = q.spare[n-1], q.spare[:n-1]
 		} else {
-			b = make(heap4, 0, 8) // most hold a few
+			*b = make(heap4, 0, 8) // most hold a few
 		}
 		w.full.Set(k, true)
 	}
 	l := &q.loc[s.id()]
-	l.i, l.in = int32(len(b)), in
-	w.b[k] = append(b, s)
+	l.i, l.in = int32(len(*b)), in
+	// Appended in place: without growth only the length is written back.
+	*b = append(*b, s)
 	w.n++
 }
 
