@@ -359,7 +359,7 @@ func (q *eventQueue) armRun(t *timer, when int64) {
 		return
 	}
 	if !q.run.insertFront(s) {
-		q.run.insertBack(s)
+		q.run.insertNearer(s)
 	}
 	if q.run.len() >= q.runTop {
 		q.grown()

@@ -66,6 +66,25 @@ func (r *sortedRun) insertBack(s entry) {
 	r.buf[i&runMask] = s
 }
 
+// insertNearer is insert from the nearer end, as the middle entry says:
+// the entries before s shift down by one, or those after it up. A split
+// queue's near run is long (up to nearMax) and its armings land
+// anywhere in it, where a whole run's go mostly before or after all.
+func (r *sortedRun) insertNearer(s entry) {
+	if n := r.tail - r.head; n < 2 || !s.less(&r.buf[(r.head+n/2)&runMask]) {
+		r.insertBack(s)
+		return
+	}
+	// Due before the middle entry, which ends the loop.
+	r.head--
+	i := r.head
+	for r.buf[(i+1)&runMask].less(&s) {
+		r.buf[i&runMask] = r.buf[(i+1)&runMask]
+		i++
+	}
+	r.buf[i&runMask] = s
+}
+
 // remove takes out the entry with key, which must be in the run, shifting
 // the shorter side. It looks from the back: what is cancelled or armed
 // again before its time is mostly a task's piece of work, due late.

@@ -7,7 +7,8 @@ import (
 )
 
 // A sorted run is a sorted list: insertions before all, after all and
-// between (many times equal when, told apart by the key), removals from
+// between (many times equal when, told apart by the key), from the back
+// (insert) or from the nearer end (insertNearer), removals from
 // either half and the earliest taken, the entries going round the ring
 // either way, with counters that wrap, and a full ring, against a
 // sorted slice.
@@ -34,6 +35,7 @@ func TestSortedRunIsASortedList(t *testing.T) {
 		r.head = ^uint(0) - 100
 		r.tail = r.head
 		moved, maxLen, laps, wraps := 0, 0, r.head/runCap, 0
+		fromFront := 0 // insertNearer's between the first and the middle
 		for step := 0; step < 50000; step++ {
 			maxLen = max(maxLen, len(ref))
 			switch op := rng.IntN(10); {
@@ -54,8 +56,15 @@ func TestSortedRunIsASortedList(t *testing.T) {
 					s.when = ref[0].when + rng.Int64N(ref[len(ref)-1].when-ref[0].when+1)
 					moved++
 				}
-				r.insert(s)
 				i, _ := slices.BinarySearchFunc(ref, s, cmpEntry)
+				if rng.IntN(2) == 0 {
+					r.insert(s)
+				} else {
+					r.insertNearer(s)
+					if i > 0 && i < len(ref)/2 {
+						fromFront++
+					}
+				}
 				ref = slices.Insert(ref, i, s)
 			case op < 7:
 				i := rng.IntN(len(ref))
@@ -90,6 +99,10 @@ func TestSortedRunIsASortedList(t *testing.T) {
 		}
 		if c.early+c.late < 8 && moved < 1000 {
 			t.Errorf("%s: %d insertions between", c.name, moved)
+		}
+		// ("between" ends with every when equal: each goes last.)
+		if c.name != "between" && fromFront < 300 {
+			t.Errorf("%s: %d insertions from the front", c.name, fromFront)
 		}
 	}
 }
