@@ -668,6 +668,11 @@ func (q *eventQueue) peek() *timer {
 // is emptied: every pop, cancel and far arming would otherwise test for
 // it, and the run's pop could not share the whole run's fast path.
 func (q *eventQueue) peekHeap() *timer {
+	if q.small && q.run.head != q.run.tail {
+		// A split queue's near run (a whole one's peek is inlined),
+		// first: the common case, and a run has no dead root.
+		return q.loc[q.run.first().id()].t
+	}
 	if q.dead {
 		q.bury()
 		if q.maybeRun() {
@@ -678,7 +683,7 @@ func (q *eventQueue) peekHeap() *timer {
 		q.refill()
 	}
 	if q.small {
-		return q.loc[q.run.buf[q.run.head&runMask].key&(1<<idBits-1)].t
+		return q.loc[q.run.first().id()].t // an empty run's names timer 0, nil
 	}
 	if len(q.h) == 0 {
 		return nil
