@@ -258,7 +258,7 @@ func (q *eventQueue) arm(t *timer, when int64) {
 	// The number is kept shifted, as it goes in a key, so that the
 	// increment's wrap to 0 says the bits are used up.
 	q.seq += 1 << idBits
-	if !q.whole || q.seq == 0 || t.id == 0 {
+	if q.seq == 0 || t.id == 0 || !q.whole {
 		if q.small && q.seq != 0 && t.id != 0 {
 			q.armRun(t, when) // most armings of a split queue
 			return
