@@ -34,7 +34,11 @@ go test -c -o "$tmp/sim-new" ./sim
 out=$tmp/results
 : >"$out"
 for r in $(seq "$rounds"); do
-  for v in base new; do
+  # Each round swaps which tree goes first: the minutes drift, and a
+  # fixed order put the same one in the quieter half of every round.
+  order="base new"
+  if [ $((r % 2)) = 0 ]; then order="new base"; fi
+  for v in $order; do
     "$tmp/sim-$v" -test.run '^$' -test.bench 'TypedHeap' -test.benchtime 3000000x |
       awk -v v="$v" '$1 ~ /^BenchmarkTypedHeap/ { for (i = 2; i <= NF; i++) if ($i == "cpu-ns/event") print v, "typed-heap", $(i - 1) }' >>"$out"
     { "$tmp/sim-$v" -test.run '^$' -test.bench 'Tasks$|CPUs$' -test.benchtime "$bt"
