@@ -152,3 +152,24 @@ func TestWastedCapacity(t *testing.T) {
 	}
 	t.Logf("wasted: shared cache %.2f ms, split caches %.2f ms", float64(shared)/1e6, float64(split)/1e6)
 }
+
+// A phase that names no CPUs lifts the affinity an earlier phase set
+// (the task was pinned, its definition names none): the mover, pinned
+// to CPU 1 with a hog in its first phase, runs on the idle CPU 0 in its
+// second.
+func TestPhaseWithoutCPUsLiftsAffinity(t *testing.T) {
+	rec := &trace.Recorder{}
+	run(t, sim.Config{Spec: spec(t, `{"tasks": {"hog": {"cpus": [1], "run": 1000000},
+		"mover": {"loop": 1, "phases": {"pinned": {"cpus": [1], "run": 5000}, "free": {"run": 200000}}}}}`),
+		Sched: schedConfig(t, "cfs-2.6.35", 2, nil, nil), Duration: 0.3e9, Sink: rec, Check: true})
+	pinned := false // it has run on CPU 1 (it starts on CPU 0)
+	for _, ev := range rec.Events {
+		if ev.Kind == trace.Switch && ev.NextComm == "mover" {
+			if pinned && ev.CPU == 0 {
+				return
+			}
+			pinned = pinned || ev.CPU == 1
+		}
+	}
+	t.Fatal("the mover never ran on CPU 0 after its pinned phase")
+}
