@@ -66,8 +66,9 @@ func (t *timer) armed() bool { return t.seq != 0 }
 // through all of them (a pop of 10,000 entries was a quarter of the
 // run's time). An entry is near exactly when it is due before the
 // horizon (math.MaxInt64 while the queue is whole), so a re-arming or a
-// cancel knows from the timer's time which part holds it. The far timers wait unordered in buckets, a timer wheel
-// of two levels as the kernel's was before 4.8: the current block of
+// cancel knows from the timer's time which part holds it. The far
+// timers wait unordered in buckets, a timer wheel of two levels as the
+// kernel's was before 4.8: the current block of
 // time (2^blockBits ns, in 2^r0 buckets) in ring0, a bucket each; the
 // next 2^ringBits − 1 blocks in ring1, a bucket a block; those
 // beyond in a heap (late). When the near part runs dry (peek finds it
