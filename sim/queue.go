@@ -751,9 +751,6 @@ func (q *eventQueue) advance() {
 		// ring1 was empty, go to ring0).
 		q.pull()
 		if b := q.ring1.b[k]; b != nil {
-			if q.r0 == 0 {
-				q.warm(b)
-			}
 			q.ring1.n -= len(b)
 			if q.r0 == 0 {
 				// One bucket: to the near part at once.
@@ -772,7 +769,6 @@ func (q *eventQueue) advance() {
 	}
 	n := 1 << q.r0
 	k := q.ring0.full.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
-	q.warm(q.ring0.b[k])
 	q.toNear(q.ring0.b[k])
 	q.ring0.n -= len(q.ring0.b[k])
 	q.emptied(&q.ring0, k)
@@ -782,8 +778,10 @@ func (q *eventQueue) advance() {
 // toNear moves far entries to the near part: into the run, unless they
 // would overflow it (then it becomes the near heap). They are due after
 // the near ones but those moved in the same advance, so most go in at the
-// back; the bucket's are in no order, a few shifts each.
+// back; the bucket's are in no order, a few shifts each. They are due
+// soon, so their tasks are read ahead (warm).
 func (q *eventQueue) toNear(b []entry) {
+	q.warm(b)
 	if q.small && q.run.len()+len(b) >= q.runTop {
 		q.toHeap()
 	}

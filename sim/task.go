@@ -153,7 +153,7 @@ type Task struct {
 	regroupTo *sched.Group
 
 	// The padding makes a Task 640 bytes, ten cache lines, so that
-	// every Task of a block (newTask) starts on a line.
+	// every Task of a block (newTask1) starts on a line.
 	_ [8]byte
 }
 

@@ -9,9 +9,9 @@ import "unsafe"
 // the caches: at 10,000 tasks on one CPU each wakeup missed a dozen
 // lines, and each miss waited for the one before it (the timer names the
 // task, the task its entity), so that a wakeup cost three times a small
-// run's. The queue knows the wakeups to come, though: a bucket of far
-// timers moves to the near heap before its time (queue.go, advance).
-// At that move warm reads every line those timers' tasks will need, a
+// run's. The queue knows the wakeups to come, though: far timers move
+// to the near part a bucket at a time, before their time (queue.go,
+// toNear). At that move warm reads every line those timers' tasks will need, a
 // bucket's tasks in one loop, whose loads are independent and so in
 // flight together; by the time the timers fire, their lines are in the
 // cache. Nothing is written and no decision reads what warm computes:
