@@ -19,13 +19,14 @@ import "schedlab/uapi"
 // Task is what a scheduling class sees of a task. The engine creates it and
 // keeps its identity fields current; Sched belongs to the class.
 //
-// The fields are ordered by cache line (the engine's Task starts with
-// this one, on a line): what a wakeup reads and writes (the CPU, the
-// policy, weight and group the load sums read, the wakeup's cause) comes
-// first, the records of the class and the engine last, in the line the
-// engine's own hot fields continue (sim/task.go), and what only setup and
-// traces read between. A wakeup then touches two of the three lines:
-// with 10,000 tasks a wakee is cold, and each line is a miss.
+// The fields are ordered by use: what a task's wakeups, switches and
+// trace events read (the CPU, the policy, weight and group the load sums
+// read, the wakeup's cause, the PID and comm the tracepoints print,
+// EEVDF's slice, the class's record) is in the first 96 bytes, and what
+// only setup, a policy change and the real-time classes read follows.
+// The engine's Task ends its own hot fields with this one (sim/task.go),
+// so that with 10,000 tasks asleep, each a cache miss when it wakes, a
+// wakeup reaches as few lines as can hold what it reads.
 type Task struct {
 	CPU    int // the CPU whose run queue the task is (or was last) on
 	Policy uapi.Policy
@@ -34,26 +35,28 @@ type Task struct {
 	// Wake marks why the task was last woken, for classes that follow
 	// wakeup chains (the 2010 INTERACTIVE/TIMER features). The engine sets
 	// it before the class's enqueue on every wakeup.
-	Wake      WakeInfo
-	PID, TGID int
-
+	Wake WakeInfo
+	PID  int
 	Comm string
-	UID  int
 	// Slice is the task's custom slice (sched_attr.sched_runtime, ns), 0
 	// for the default; classes that predate custom slices ignore it.
 	Slice int64
+	// Sched is the class's per-task state (its sched_entity).
+	Sched any
+
+	TGID int
+	UID  int
 	// RTPrio is a SCHED_FIFO or SCHED_RR task's rt_priority, 1 (lowest)
 	// to 99; 0 for every other policy.
 	RTPrio int
 	// DL is a SCHED_DEADLINE task's reservation (sched_attr's runtime,
 	// deadline and period, ns); zero for every other policy.
 	DL struct{ Runtime, Deadline, Period int64 }
-
-	// Sched is the class's per-task state (its sched_entity).
-	Sched any
-	// Engine is the engine's own record of the task; classes leave it be.
-	Engine any
 }
+
+// HotBytes is how much of a Task, from its start, a task's wakeups,
+// switches and trace events read: the fields up to Sched.
+const HotBytes = 96
 
 // Prio is the kernel priority the tracepoints print: 120 + nice for a fair
 // task, 99 − rt_priority for a real-time one (MAX_RT_PRIO−1 − rt_priority),

@@ -55,7 +55,7 @@ if [ "${VALGRIND:-0}" = 1 ]; then
     IFS=: read -r name n1 n2 <<<"$b"
     n=$(sed 's/[$]//g; s/\/$//' <<<"$name")
     for v in base new; do
-      read -r ir d1 < <(GOGC=off CACHE_SIM=yes scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
+      read -r ir d1 _ < <(GOGC=off CACHE_SIM=yes scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
       echo "$v $n/instructions $ir" >>"$out"
       echo "$v $n/D1-misses $d1" >>"$out"
     done

@@ -16,8 +16,9 @@
 set -euo pipefail
 bin=$1 name=$2 n1=$3 n2=$4
 cs=${CACHE_SIM:-no}
+ll=${LL:-6291456,12,64}
 run() {
-  GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim="$cs" --cachegrind-out-file=/dev/null \
+  GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim="$cs" --LL="$ll" --cachegrind-out-file=/dev/null \
     "$bin" -test.run '^$' -test.bench "$name" -test.benchtime "${1}x" 2>&1
 }
 o1=$(run "$n1")
@@ -26,8 +27,9 @@ count() { grep -E "== $1:" | head -1 | sed 's/.*: *//; s/ .*//' | tr -d ,; }
 epo=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "events/op") print $(i - 1) }' <<<"$o2" | head -1)
 per() { awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" -v e="${epo:-1}" 'BEGIN { printf "%.2f", (b - a) / ((n2 - n1) * e) }'; }
 ir=$(per "$(count 'I *refs' <<<"$o1")" "$(count 'I *refs' <<<"$o2")")
-d1=-
+d1=- lld=
 if [ "$cs" = yes ]; then
   d1=$(per "$(count 'D1 *misses' <<<"$o1")" "$(count 'D1 *misses' <<<"$o2")")
+  lld=" $(per "$(count 'LLd *misses' <<<"$o1")" "$(count 'LLd *misses' <<<"$o2")")"
 fi
-echo "$ir $d1"
+echo "$ir $d1$lld"

@@ -47,11 +47,11 @@ type CPU struct {
 	// since ageStamp (classes.go, capacity).
 	rtAvg, ageStamp int64
 
-	// The padding makes a CPU 320 bytes, a size class whose objects
+	// The padding makes a CPU 256 bytes, a size class whose objects
 	// start on a cache line, so that what sync and the handlers read
 	// first (the fields up to idle) is one line: at 264 bytes (the
 	// 288-byte class) every other CPU had them across two.
-	_ [56]byte
+	_ [40]byte
 }
 
 // sync accounts the time since the last sync: the running task progresses

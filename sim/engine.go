@@ -15,6 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"schedlab/internal/cpumask"
 	"schedlab/internal/freelist"
@@ -209,9 +210,9 @@ func New(cfg Config) (*Engine, error) {
 	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}
-		c.tickT = timer{kind: tkTick, cpu: c}
-		c.hrtickT = timer{kind: tkHRTick, cpu: c}
-		c.reschedT = timer{kind: tkResched, cpu: c}
+		c.tickT = cpuTimer(tkTick, c)
+		c.hrtickT = cpuTimer(tkHRTick, c)
+		c.reschedT = cpuTimer(tkResched, c)
 		e.cpus = append(e.cpus, c)
 	}
 	if e.smp() {
@@ -333,7 +334,7 @@ func (e *Engine) Advance(until int64) error {
 		for _, d := range e.spec.Tasks {
 			for i := 0; i < d.Instances; i++ {
 				t := e.newTask(d, nil, i)
-				t.startT.kind, t.startT.task = tkStart, t
+				t.startT = taskTimer(tkStart, t)
 				e.pending++
 				e.q.arm(&t.startT, d.Delay)
 			}
@@ -373,11 +374,12 @@ func (e *Engine) Advance(until int64) error {
 		// call; dispatch has the rest.
 		switch t.kind {
 		case tkWorkDone:
-			c := e.cpus[t.task.st.CPU]
+			t := t.task()
+			c := e.cpus[t.st.CPU]
 			c.sync()
-			e.complete(c, t.task)
+			e.complete(c, t)
 		case tkWake:
-			e.timerWake(t.task)
+			e.timerWake(t.task())
 		default:
 			e.dispatch(t)
 		}
@@ -395,7 +397,7 @@ func (e *Engine) Advance(until int64) error {
 func (e *Engine) dispatch(t *timer) {
 	switch t.kind {
 	case tkTick:
-		c := t.cpu
+		c := t.cpu()
 		c.sync()
 		if c.curr != nil {
 			e.class.Tick(c, &c.curr.st, false)
@@ -403,14 +405,14 @@ func (e *Engine) dispatch(t *timer) {
 			e.balanceTick(c)
 		}
 	case tkHRTick:
-		c := t.cpu
+		c := t.cpu()
 		c.sync()
 		if c.curr != nil {
 			e.class.Tick(c, &c.curr.st, true)
 		}
 	case tkStart:
 		e.pending--
-		e.start(t.task)
+		e.start(t.task())
 		// rt-app's main thread creates the initial threads due at one
 		// moment one after another and only then blocks: none of them runs
 		// before the last is queued, so none is preempted by the next one's
@@ -421,12 +423,12 @@ func (e *Engine) dispatch(t *timer) {
 			e.q.pop()
 			e.events++
 			e.pending--
-			e.start(n.task)
+			e.start(n.task())
 		}
 	case tkPosix:
-		e.posixExpire(t.ptmr)
+		e.posixExpire(t.ptmr())
 	case tkResched:
-		c := t.cpu
+		c := t.cpu()
 		c.sync()
 		if c.needResched {
 			c.schedNow()
@@ -702,12 +704,15 @@ func (e *Engine) switchIn(c *CPU, t *Task) {
 }
 
 // task maps the class's view of a task back to the engine's (nil to
-// nil).
+// nil). Every sched.Task a class holds is a Task's st, which the engine
+// handed it, so the Task is st's address less st's offset in it: a
+// pointer kept in st for the way back was a line more that a wakeup's
+// pick read.
 func (e *Engine) task(st *sched.Task) *Task {
 	if st == nil {
 		return nil
 	}
-	return st.Engine.(*Task)
+	return (*Task)(unsafe.Add(unsafe.Pointer(st), -int(unsafe.Offsetof(Task{}.st))))
 }
 
 // newTask creates a task from a definition; parent is nil for the
@@ -716,7 +721,6 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	t := e.allocTask()
 	t.def, t.e = d, e
 	t.st.PID = pidBase + 1 + e.created
-	t.st.Engine = t
 	e.created++
 	e.deadRuntimeByID = append(e.deadRuntimeByID, -1)
 	// A thread joins its creator's thread group (rt-app's for the initial
@@ -762,8 +766,7 @@ func (e *Engine) newTask(d *workload.Task, parent *Task, instance int) *Task {
 	}
 	t.setAllowed(d.Props.CPUs)
 	t.rqIdx = -1
-	t.doneT.kind, t.doneT.task = tkWorkDone, t
-	t.wakeT.kind, t.wakeT.task = tkWake, t
+	t.doneT, t.wakeT = taskTimer(tkWorkDone, t), taskTimer(tkWake, t)
 	t.threadLoops = d.Loop
 	t.phase = -1
 	t.action = actStep

@@ -268,12 +268,11 @@ func (e *Engine) newKthread(kt *kthread) {
 	}
 	t := e.allocTask()
 	t.def, t.e = d, e
-	t.st.PID, t.st.TGID, t.st.Comm, t.st.Engine = kt.pid, kt.pid, kt.comm, t
+	t.st.PID, t.st.TGID, t.st.Comm = kt.pid, kt.pid, kt.comm
 	t.kernel = true
 	t.setAllowed([]int{0})
 	t.rqIdx = -1
-	t.doneT.kind, t.doneT.task = tkWorkDone, t
-	t.wakeT.kind, t.wakeT.task = tkWake, t
+	t.doneT, t.wakeT = taskTimer(tkWorkDone, t), taskTimer(tkWake, t)
 	t.threadLoops, t.phase, t.action = -1, -1, actStep
 	t.state, t.suspended = stSleeping, true // (rqAdd leaves the state alone)
 	// The live list is in PID order, and kernel PIDs come first.

@@ -51,7 +51,7 @@ type stallSeen struct {
 
 // stallNote records the thread of an event dispatched past the bound.
 func (e *Engine) stallNote(t *timer) {
-	task := t.task
+	task := t.taskOrNil()
 	if task == nil {
 		return
 	}

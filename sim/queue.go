@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"schedlab/internal/cpumask"
 )
@@ -26,12 +27,18 @@ const (
 
 // timer is one pending occurrence in the event queue. Owners embed their
 // timers and re-arm them, so the queue never allocates per event.
+//
+// A timer is 32 bytes: a Task's two hot timers (wakeT, doneT) are within
+// the lines a wakeup touches, and each of their bytes is one more line in
+// the cache for every sleeping task (see Task).
 type timer struct {
 	when int64
 	seq  uint64 // arming number of its entry ·2^idBits (its key's); 0 when not armed
-	cpu  *CPU
-	task *Task
-	ptmr *posixTimer
+	// owner is what the timer belongs to, by kind: the *Task of a
+	// tkWorkDone, tkWake or tkStart timer, the *CPU of a tkTick,
+	// tkHRTick or tkResched one, the *posixTimer of a tkPosix one; nil
+	// for the others. (One word for the three pointers it was.)
+	owner unsafe.Pointer
 	// id is the timer's number in the queue (0: none yet), which it
 	// keeps while unarmed (see number).
 	id   int32
@@ -45,6 +52,27 @@ type timer struct {
 }
 
 func (t *timer) armed() bool { return t.seq != 0 }
+
+// taskTimer, cpuTimer and posixTimerOf make a timer of kind k for its
+// owner.
+func taskTimer(k timerKind, t *Task) timer { return timer{kind: k, owner: unsafe.Pointer(t)} }
+func cpuTimer(k timerKind, c *CPU) timer   { return timer{kind: k, owner: unsafe.Pointer(c)} }
+func posixTimerOf(pt *posixTimer) timer    { return timer{kind: tkPosix, owner: unsafe.Pointer(pt)} }
+
+// task, cpu and ptmr are the timer's owner, for a caller that knows the
+// timer's kind.
+func (t *timer) task() *Task       { return (*Task)(t.owner) }
+func (t *timer) cpu() *CPU         { return (*CPU)(t.owner) }
+func (t *timer) ptmr() *posixTimer { return (*posixTimer)(t.owner) }
+
+// taskOrNil is the task of a task's timer, and nil for any other.
+func (t *timer) taskOrNil() *Task {
+	switch t.kind {
+	case tkWorkDone, tkWake, tkStart:
+		return t.task()
+	}
+	return nil
+}
 
 // eventQueue is the engine's pending timers, ordered by time, then by
 // arming order, so that equal times fire in the order they were armed and

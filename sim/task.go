@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"unsafe"
 
 	"schedlab/sched"
 	"schedlab/uapi"
@@ -39,17 +40,18 @@ type mark struct {
 
 // Task is a simulated thread running a workload program.
 //
-// The fields an event of the task touches (its wakeup, switch, work and
-// program steps, the CPU's sync) come first, after what the class sees,
-// so that they fill the Task's first seven cache lines (of ten) instead
-// of all eleven of the 704-byte Task they were spread over: with 10,000
-// tasks every event finds its task cold, and each line is a miss
-// (cachegrind, 10,000 tasks on one CPU: 7.1 → 5.7 data misses per
-// event). The rest (fork, sync objects, resume, affinity, rare flags)
-// follows. Timers (48 bytes) and marks (16) are ordered to pad least.
+// The fields a task's wakeups, switches, work and program steps touch
+// (and the CPU's sync) are its first 320 bytes, five cache lines, with
+// what the class sees (sched.Task's hot part) last among them; the rest
+// (fork, sync objects, resume, affinity, rare flags) follows, in lines a
+// cycle of the task does not reach. With 10,000 tasks asleep, each
+// wakeup finds its task gone from the caches, and every line it reaches
+// is a miss and a line more that the others' must share the cache with:
+// the lines held for each sleeper decide whether they all fit (on the
+// machine of issue 16 a random load costs 7-45 ns within 6 MiB and
+// 140-160 ns beyond; BenchmarkMemoryChase). TestTaskLayout checks the
+// hot part's bounds; warm reads its lines.
 type Task struct {
-	st sched.Task // what the class sees
-
 	state  taskState
 	onRQ   bool
 	action action
@@ -75,38 +77,6 @@ type Task struct {
 	// wakeup's placement test it at every switch and wakeup, and
 	// allowed is in a line that they touch for nothing else.
 	pinned bool
-
-	// The CPU work in progress (what follows it is action) and the CPU
-	// time run: what the CPU's sync touches.
-	work    int64
-	runtime int64
-
-	wakeT    timer
-	deadline int64 // wall-clock end of a runtime event; 0 otherwise
-	def      *workload.Task
-	doneT    timer
-	e        *Engine
-
-	// Program position: phase index, events done in it, loops left.
-	phase       int
-	event       int
-	phaseLoops  int
-	threadLoops int
-
-	rqIdx   int   // index in its CPU's queued list, −1 when not queued
-	loadW   int64 // the weight it added to its CPU's load when queued
-	lastRan int64 // when it last left a CPU (cache-cold tasks move first)
-	// rl is its rt-app log, when the run keeps them (rtapplog.go).
-	rl *RtappLog
-	// blockEv is the blocking event whose way into schedule() is in
-	// progress (cost_block_ns).
-	blockEv *workload.Event
-
-	// resumeMark is emitted as a callback start when the task next steps
-	// its program; forkMark is handed to the next child it forks.
-	resumeMark, forkMark mark
-	// pendingWake is the mark an rt-app timer wakeup will set.
-	pendingWake mark
 	// suspended: blocked in a suspend event; resumed: a resume arrived
 	// while it was not suspended (the next suspend returns at once).
 	suspended, resumed bool
@@ -115,12 +85,47 @@ type Task struct {
 	// classSwitch: its policy moves it to another class at its next
 	// schedule() (setClass), to newPolicy and newNice.
 	classSwitch bool
-	// pins counts the POSIX timers that name it (owner, waiter): a
-	// pinned task is not recycled when it exits (taskpool.go).
-	pins int32
+
+	// The CPU work in progress (what follows it is action) and the CPU
+	// time run: what the CPU's sync touches.
+	work    int64
+	runtime int64
+
+	wakeT    timer
+	doneT    timer
+	deadline int64 // wall-clock end of a runtime event; 0 otherwise
+	def      *workload.Task
+	e        *Engine
+	lastRan  int64 // when it last left a CPU (cache-cold tasks move first)
+
+	// Program position: phase index, events done in it, loops left.
+	phase       int
+	event       int
+	phaseLoops  int
+	threadLoops int
+
+	rqIdx int   // index in its CPU's queued list, −1 when not queued
+	loadW int64 // the weight it added to its CPU's load when queued
+	// rl is its rt-app log, when the run keeps them (rtapplog.go).
+	rl *RtappLog
+	// blockEv is the blocking event whose way into schedule() is in
+	// progress (cost_block_ns).
+	blockEv *workload.Event
+
+	// resumeMark is emitted as a callback start when the task next steps
+	// its program; pendingWake is the mark an rt-app timer wakeup will
+	// set.
+	resumeMark, pendingWake mark
+
+	st sched.Task // what the class sees; its hot part ends the Task's
 
 	// The rest is rarely touched.
 	//
+	// forkMark is handed to the next child it forks.
+	forkMark mark
+	// pins counts the POSIX timers that name it (owner, waiter): a
+	// pinned task is not recycled when it exits (taskpool.go).
+	pins int32
 	// startSpent: the thread has run its setup (step, threadstart.go);
 	// cachedStack: it was created on a stack its group had cached.
 	startSpent, cachedStack bool
@@ -152,10 +157,15 @@ type Task struct {
 	sy        syncState
 	regroupTo *sched.Group
 
-	// The padding makes a Task 640 bytes, ten cache lines, so that
+	// The padding makes a Task 576 bytes, nine cache lines, so that
 	// every Task of a block (newTask1) starts on a line.
-	_ [8]byte
+	_ [16]byte
 }
+
+// taskHotBytes is how much of a Task, from its start, a cycle of the
+// task (wakeup, switch, work, program step) touches: through the hot
+// part of st. warm reads these lines.
+const taskHotBytes = unsafe.Offsetof(Task{}.st) + sched.HotBytes
 
 // complete runs when t, on its CPU, has used up its CPU work: it performs
 // the pending action and steps through the program until the task needs CPU

@@ -41,17 +41,17 @@ func (e *Engine) allocTask() *Task {
 	return t
 }
 
-// taskBlock is how many new Tasks are allocated together: 40 KiB.
+// taskBlock is how many new Tasks are allocated together: 36 KiB.
 const taskBlock = 64
 
 // newTask1 hands out a fresh Task from a block of taskBlock. A Task
-// allocated alone starts 8 bytes into its 640-byte slot, after the
+// allocated alone starts 8 bytes into its 576-byte slot, after the
 // header Go (since 1.22) puts before a small object above 512 bytes
 // that holds pointers, so that each of its lines straddled two, and
 // fields laid out to share a line (Task) did not: with thousands of
 // tasks, the CPU's sync of the running task's work and runtime, 8 bytes
 // apart, missed on both. A block above 32 KiB is a large object, which
-// has no header and starts on a page, and a Task is 640 bytes.
+// has no header and starts on a page, and a Task is 576 bytes.
 func (e *Engine) newTask1() *Task {
 	if len(e.taskBlock) == 0 {
 		e.taskBlock = make([]Task, taskBlock)

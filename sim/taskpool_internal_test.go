@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash"
+	"reflect"
 	"testing"
 	"unsafe"
 
+	"schedlab/sched"
 	_ "schedlab/sched/cfs"
 	_ "schedlab/sched/eevdf"
 	_ "schedlab/sched/rt"
@@ -116,8 +118,8 @@ func TestRecycledTasksAreNotReachedThroughOldReferences(t *testing.T) {
 // cache line (newTask1), so that the fields Task lays out to share a
 // line do share it.
 func TestTasksStartOnLines(t *testing.T) {
-	if n := unsafe.Sizeof(Task{}); n != 640 {
-		t.Fatalf("Task is %d bytes, want 640 (newTask1)", n)
+	if n := unsafe.Sizeof(Task{}); n != 576 {
+		t.Fatalf("Task is %d bytes, want 576 (newTask1)", n)
 	}
 	e := &Engine{}
 	check := func(tk *Task) {
@@ -142,16 +144,45 @@ func TestTasksStartOnLines(t *testing.T) {
 	}
 }
 
+// A Task's hot part (Task, taskHotBytes) is five lines, the ones warm
+// reads, and ends with what the class reads of sched.Task; the fields
+// after it start past it.
+func TestTaskHotPart(t *testing.T) {
+	if taskHotBytes > 5*64 {
+		t.Errorf("a Task's hot part is %d bytes, more than the five lines warm reads", taskHotBytes)
+	}
+	st := unsafe.Offsetof(Task{}.st)
+	if st+sched.HotBytes != taskHotBytes {
+		t.Errorf("the hot part ends at %d, not with st's (%d + %d)", taskHotBytes, st, sched.HotBytes)
+	}
+	ty := reflect.TypeOf(Task{})
+	after := false
+	for i := 0; i < ty.NumField(); i++ {
+		f := ty.Field(i)
+		if f.Name == "st" {
+			after = true
+			continue
+		}
+		if after && f.Offset < taskHotBytes {
+			t.Errorf("Task.%s, after st, is at byte %d, within the hot part", f.Name, f.Offset)
+		}
+	}
+	var tk Task
+	if got := (&Engine{}).task(&tk.st); got != &tk {
+		t.Errorf("task(&t.st) = %p, want %p", got, &tk)
+	}
+}
+
 // What schedule() and sync read of a CPU (CPU) is in its first two
 // lines: the fields up to idle, and the first 16 bytes (when, seq) of
-// tickT and reschedT; a CPU is 320 bytes, a size class whose objects
+// tickT and reschedT; a CPU is 256 bytes, a size class whose objects
 // start on a line.
 var cpuSink *CPU
 
 func TestCPULayout(t *testing.T) {
 	var c CPU
-	if s := unsafe.Sizeof(c); s != 320 {
-		t.Errorf("CPU is %d bytes, want 320", s)
+	if s := unsafe.Sizeof(c); s != 256 {
+		t.Errorf("CPU is %d bytes, want 256", s)
 	}
 	for name, r := range map[string][2]uintptr{
 		"idle":            {unsafe.Offsetof(c.idle), 8},

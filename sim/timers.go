@@ -161,7 +161,7 @@ func (e *Engine) posixTimerFor(t *Task, ev *workload.Event, res *workload.TimerR
 		}
 	}
 	pt := &posixTimer{id: e.newTimerID(), res: res, period: ev.PeriodDur, owner: t}
-	pt.t = timer{kind: tkPosix, ptmr: pt}
+	pt.t = posixTimerOf(pt)
 	first := t.first + e.period(&pt.period)
 	if p := pt.period.Fixed; pt.period.Dist == workload.Fixed {
 		// The expiries the thread has already passed, in one step: a
