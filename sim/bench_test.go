@@ -187,13 +187,17 @@ func BenchmarkTypedHeapPushPop(b *testing.B) {
 // BenchmarkMemoryChase is the scaling goals' other floor: one load that
 // depends on the one before, each on another 64-byte line picked at
 // random from a set of the given size, as a wakeup reaches a task that
-// has slept for thousands of events. A set within the L2 cache (the
-// 10-task and 16-CPU sizes' state) answers in a few ns; beyond it, on
-// the machine of issue 16 (a VM, 2 MiB L2 a core), in about 170 ns, more
-// than a whole event of 10 tasks: a large size can stay within 1.5× of
-// a small one only if its misses are overlapped, not just few.
+// has slept for thousands of events. On the machine of issue 16 (a VM,
+// 2 MiB of L2 a core, a shared L3 of which it gets a part) a set of up
+// to 4 MiB answers in 6-55 ns, one of 6 MiB in 45-95, and one of 8 MiB
+// or more in 110-180 ns, more than a whole event of 10 tasks; huge pages
+// (tried by hand, with madvise) moved neither. So what a large size's tasks hold in the
+// cache decides its cost: while every sleeping task's lines fit in about
+// 6 MiB its misses cost tens of ns, beyond they cost an event each
+// (Task's hot part, warm; scripts/cg-per-event.sh counts the misses of
+// a 6 MiB last level).
 func BenchmarkMemoryChase(b *testing.B) {
-	for _, kb := range []int{256, 1024, 8192, 32768} {
+	for _, kb := range []int{256, 1024, 2048, 4096, 6144, 8192, 32768} {
 		b.Run(fmt.Sprintf("kb=%d", kb), func(b *testing.B) {
 			n := kb << 10 / 64
 			next := make([]int32, n*16) // the link in each line's first word
