@@ -15,8 +15,9 @@
 # whose input limit refuses a size skips it. The million-task runs take a
 # minute and 1.2 GB each: `go test ./sim -run '^$' -bench Huge -benchtime 20000x`.
 #
-# With VALGRIND=1, also cachegrind's instructions and L1 data misses per
-# event (scripts/cg-per-event.sh, GOGC=off, the cache simulated) of the
+# With VALGRIND=1, also cachegrind's instructions, L1 data misses and
+# misses of a 6 MiB last level per event (scripts/cg-per-event.sh,
+# GOGC=off, the cache simulated) of the
 # goals' six sizes in both trees, which the load does not move (about 15
 # minutes: 1,024 CPUs' warm-up is long under valgrind).
 set -euo pipefail
@@ -55,9 +56,10 @@ if [ "${VALGRIND:-0}" = 1 ]; then
     IFS=: read -r name n1 n2 <<<"$b"
     n=$(sed 's/[$]//g; s/\/$//' <<<"$name")
     for v in base new; do
-      read -r ir d1 _ < <(GOGC=off CACHE_SIM=yes scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
+      read -r ir d1 ll < <(GOGC=off CACHE_SIM=yes scripts/cg-per-event.sh "$tmp/sim-$v" "$name" "$n1" "$n2")
       echo "$v $n/instructions $ir" >>"$out"
       echo "$v $n/D1-misses $d1" >>"$out"
+      echo "$v $n/6MiB-LL-misses $ll" >>"$out"
     done
   done
 fi
