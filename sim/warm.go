@@ -5,18 +5,19 @@ import "unsafe"
 // Warming a wakeup's state before it is due.
 //
 // With thousands of tasks asleep, a wakeup finds the woken task's state
-// (its Task, five cache lines of it; its class entity; its CPU) long gone from
-// the caches: at 10,000 tasks on one CPU each wakeup missed a dozen
-// lines, and each miss waited for the one before it (the timer names the
-// task, the task its entity), so that a wakeup cost three times a small
-// run's. The queue knows the wakeups to come, though: far timers move
-// to the near part a bucket at a time, before their time (queue.go,
-// toNear). At that move warm reads every line those timers' tasks will need, a
-// bucket's tasks in one loop, whose loads are independent and so in
-// flight together; by the time the timers fire, their lines are in the
-// cache. Nothing is written and no decision reads what warm computes:
-// the sum is kept in the queue only so that the compiler cannot drop the
-// loads as dead, and runs are the same with and without it.
+// (the five lines of its Task's hot part, its class entity, its CPU)
+// long gone from the caches: at 10,000 tasks on one CPU each wakeup
+// missed a dozen lines, and each miss waited for the one before it (the
+// timer names the task, the task its entity), so that a wakeup cost
+// three times a small run's. The queue knows the wakeups to come,
+// though: far timers move to the near part a bucket at a time, before
+// their time (queue.go, toNear). At that move warm reads every line
+// those timers' tasks will need, a bucket's tasks in one loop, whose
+// loads are independent and so in flight together; by the time the
+// timers fire, their lines are in the cache. Nothing is written and no
+// decision reads what warm computes: the sum is kept in the queue only
+// so that the compiler cannot drop the loads as dead, and runs are the
+// same with and without it.
 
 // warm reads the lines the tasks of the entries in b will touch when
 // their timers fire, and keeps a sum of what it read.
