@@ -117,7 +117,9 @@ func (t *timer) taskOrNil() *Task {
 // when its time comes, a sequential read. A block is divided into as
 // many buckets (up to 2^ring0Bits) as bring the near heap about
 // perBucket timers each, counted when it begins (ring0 is empty then,
-// so the division can change): one CPU with 10,000 tasks has a few
+// so the division can change), or as the last block's buckets brought,
+// if more (passed: with a task a CPU most are armed during the block):
+// one CPU with 10,000 tasks has a few
 // dozen timers a block, which go to the near part in one or a few
 // buckets (finer ones there cost more in refills and in moves down from
 // ring1 than they saved), 1,024 CPUs take 4 µs buckets, which keep the
@@ -160,8 +162,11 @@ type eventQueue struct {
 	block          int64
 	r0, bucketBits int
 	mask0          int // 2^r0 − 1
-	ring0, ring1   wheel
-	late           heap4
+	// passed counts the far entries that buckets have moved to the near
+	// part in the current block, for the next block's division (setR0).
+	passed       int
+	ring0, ring1 wheel
+	late         heap4
 	// spare holds the arrays of emptied buckets for the next bucket to
 	// fill: a bucket's array would otherwise sit unused until its slot's
 	// next turn, and every bucket would grow its own (tens of thousands
@@ -773,7 +778,13 @@ func (q *eventQueue) advance() {
 			next = q.late[0].when >> q.blockBits
 		}
 		k := int(next) & (len(q.ring1.b) - 1)
-		q.setR0(len(q.ring1.b[k]))
+		// As many buckets as this block's timers need, or as many as
+		// the last block's did: with a timer or two a CPU, most of a
+		// block's are armed while it runs (a tick a millisecond, a
+		// work's end), not due in it when it begins, and buckets sized
+		// by those brought a hundred a refill to the near part, a heap.
+		q.setR0(max(len(q.ring1.b[k]), q.passed))
+		q.passed = 0
 		q.block, q.horizon = next, next<<q.blockBits
 		// The late timers ring1 now spans (those of this block, when
 		// ring1 was empty, go to ring0).
@@ -783,6 +794,7 @@ func (q *eventQueue) advance() {
 			if q.r0 == 0 {
 				// One bucket: to the near part at once.
 				q.toNear(b)
+				q.passed += len(b)
 			} else {
 				for _, s := range b {
 					q.place(s)
@@ -798,6 +810,7 @@ func (q *eventQueue) advance() {
 	n := 1 << q.r0
 	k := q.ring0.full.Next(int(q.horizon>>q.bucketBits)&(n-1), n)
 	q.toNear(q.ring0.b[k])
+	q.passed += len(q.ring0.b[k])
 	q.ring0.n -= len(q.ring0.b[k])
 	q.emptied(&q.ring0, k)
 	q.horizon = (q.block<<q.r0 + int64(k) + 1) << q.bucketBits
