@@ -240,8 +240,9 @@ func checkSlot(t *testing.T, q *eventQueue, tm *timer, step int) {
 }
 
 // A split queue fires what a whole one fires, in the same order: runs of
-// 300 sleeping and running tasks (under splitAt, so whole by default)
-// emit the same events with the queue split from its second timer, with
+// 300 sleeping and running tasks, whole (split at 2^30 timers), emit the
+// same events with the queue split from its second timer and at the
+// default splitAt, with
 // buckets from 4 µs to 65 µs and blocks from 8 buckets (most sleeps
 // late) to the default's, and joined and split again over and over.
 func TestSplitQueueRunsAsWhole(t *testing.T) {
@@ -258,7 +259,7 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 	for _, c := range []struct {
 		bits, ring  int
 		split, join int
-	}{{0, 0, 0, 0}, {0, 0, 2, 1}, {12, 3, 2, 1}, {16, 5, 2, 100}, {0, 0, 2, 1000}} {
+	}{{0, 0, 1 << 30, 0}, {0, 0, 2, 1}, {12, 3, 2, 1}, {16, 5, 2, 100}, {0, 0, 2, 1000}, {0, 0, 0, 0}} {
 		s := &hashSink{h: sha256.New()}
 		e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", 8), Params: DefaultParams(), Duration: 1e8, Seed: 4, Sink: s, Check: true})
 		if err != nil {
@@ -279,14 +280,14 @@ func TestSplitQueueRunsAsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := fmt.Sprintf("%x", s.h.Sum(nil))
-		if c.split == 0 {
+		if c.split == 1<<30 {
 			if farSeen > 0 {
-				t.Fatalf("the default queue split with %d far timers", farSeen)
+				t.Fatalf("a queue that splits at 2^30 timers split with %d far timers", farSeen)
 			}
 			want = got
 			continue
 		}
-		if c.join < 1000 && farSeen < 50 {
+		if c.split != 0 && c.join < 1000 && farSeen < 50 {
 			t.Errorf("buckets 2^%d, ring 2^%d, split at %d, join at %d: at most %d timers far", c.bits, c.ring, c.split, c.join, farSeen)
 		}
 		if got != want {
