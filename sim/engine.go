@@ -207,6 +207,7 @@ func New(cfg Config) (*Engine, error) {
 		k.SetClock(&e.now)
 	}
 	e.warmer, _ = class.(sched.Warmer)
+	e.q.sizeFor(cfg.Sched.NCPU)
 	e.classT = timer{kind: tkClass}
 	for i := 0; i < cfg.Sched.NCPU; i++ {
 		c := &CPU{id: i, e: e}

@@ -247,14 +247,32 @@ const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 10, 16
 
 // A whole queue splits when it reaches splitAt timers, and a split one
 // is made whole again when its near heap runs dry with fewer than
-// joinAt in all. Split at 256 rather than 512, one CPU with 300 and 500
-// sleeping tasks cost 1,174 and 1,216 instructions an event (the whole
-// heap's sift-downs through random wakeups) against 968-976, and 64 CPUs
-// with 256 1,436 against 1,381; at 128 the seed loads on 64 CPUs, whose
-// 64 ticks come due together and make the near part a heap, cost 10-16 %
-// more (sigev-thread 1,144 → 1,326), and at 256 the same as at 512. One
-// CPU with 100 tasks would still gain from 64 (1,159 → 972).
-const splitAt, joinAt = 256, 64
+// joinAt in all; on a machine of fewer than nearMax CPUs, at
+// smallSplitAt and smallJoinAt (sizeFor).
+//
+// A whole heap of a few hundred random wakeups pays for its sift-downs:
+// split at 256 rather than 512, one CPU with 300 and 500 sleeping tasks
+// cost 972 and 978 instructions an event instead of 1,172 and 1,216
+// (more than with 10,000 tasks, 968), and 64 CPUs with 256 tasks 1,392
+// instead of 1,456. Lower still, the seed loads on 64 CPUs cost 10-16 %
+// more at 128 (sigev-thread 1,144 → 1,326): their 64 ticks come due
+// together, more than a near run holds (nearMax), and each refill makes
+// the near part a heap. With fewer CPUs than that the split pays from 64
+// timers: one CPU with 100 tasks 1,164 → 972, 4 CPUs with 100 1,462 →
+// 1,335, 16 with 160 1,501 → 1,393, 32 with 128 1,484 → 1,389.
+const (
+	splitAt, joinAt           = 256, 64
+	smallSplitAt, smallJoinAt = 64, 16
+)
+
+// sizeFor sets the sizes at which the queue of a machine of ncpu CPUs
+// splits and joins (splitAt and joinAt, or smallSplitAt and smallJoinAt
+// with fewer CPUs than nearMax), unless a test has set them.
+func (q *eventQueue) sizeFor(ncpu int) {
+	if q.splitN == 0 && q.joinN == 0 && ncpu < nearMax {
+		q.splitN, q.joinN = smallSplitAt, smallJoinAt
+	}
+}
 
 // The run becomes a heap at runMax entries (an arming's shifts, up to a
 // quarter of them on average, then cost what a sift-down does), and a

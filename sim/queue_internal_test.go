@@ -334,3 +334,37 @@ func TestBucketsSizedByTheLastBlock(t *testing.T) {
 		t.Errorf("the near part was a run at %d of %d samples, want 90 %%", runs, n)
 	}
 }
+
+// On a machine of fewer CPUs than a near run holds ticks (nearMax), the
+// queue splits from smallSplitAt timers (sizeFor): 100 sleeping tasks on
+// one CPU wait far, where a whole heap of them cost 1,164 instructions
+// an event against 969; on 64 CPUs it stays whole below splitAt.
+func TestSmallMachinesSplitEarly(t *testing.T) {
+	for _, c := range []struct {
+		ncpu, tasks int
+		split       bool
+	}{{1, 100, true}, {16, 100, true}, {64, 100, false}} {
+		js := fmt.Sprintf(`{"tasks": {"t": {"instance": %d, "run": {"dist": "exponential", "mean": 500},
+			"sleep": {"dist": "exponential", "mean": %d}}}}`, c.tasks, 500*c.tasks/c.ncpu)
+		sp, err := workload.Parse("test.json", []byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{Spec: sp, Sched: policyConfig(t, "cfs-2.6.35", c.ncpu), Params: DefaultParams(), Duration: 1e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := 0
+		for now := int64(1e8); now < 1e9; now += 1e7 {
+			if err := e.Advance(now); err != nil {
+				t.Fatal(err)
+			}
+			if e.q.split {
+				split++
+			}
+		}
+		if got := split > 45; got != c.split {
+			t.Errorf("%d CPUs, %d tasks: the queue split at %d of 90 samples, want split %v", c.ncpu, c.tasks, split, c.split)
+		}
+	}
+}
