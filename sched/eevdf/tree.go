@@ -51,20 +51,29 @@ func height(e *entity) int32 {
 	return e.height
 }
 
-// pull recomputes e's height and aggregates from its children.
+// pull recomputes e's height and aggregates from its children. The two
+// children are written out, in locals, and e is written once: every
+// insertion, removal and rotation pulls, and the loop over a two-element
+// array with e's fields updated in it cost a third of EEVDF's tree work.
 func (e *entity) pull() {
-	e.height = max(height(e.left), height(e.right)) + 1
-	e.minV, e.minSlice, e.maxSlice = e.vruntime, e.slice, e.slice
-	for _, c := range [2]*entity{e.left, e.right} {
-		if c == nil {
-			continue
+	l, r := e.left, e.right
+	var h int32
+	minV, minS, maxS := e.vruntime, e.slice, e.slice
+	if l != nil {
+		h = l.height
+		if int64(l.minV-minV) < 0 {
+			minV = l.minV
 		}
-		if int64(c.minV-e.minV) < 0 {
-			e.minV = c.minV
-		}
-		e.minSlice = min(e.minSlice, c.minSlice)
-		e.maxSlice = max(e.maxSlice, c.maxSlice)
+		minS, maxS = min(minS, l.minSlice), max(maxS, l.maxSlice)
 	}
+	if r != nil {
+		h = max(h, r.height)
+		if int64(r.minV-minV) < 0 {
+			minV = r.minV
+		}
+		minS, maxS = min(minS, r.minSlice), max(maxS, r.maxSlice)
+	}
+	e.height, e.minV, e.minSlice, e.maxSlice = h+1, minV, minS, maxS
 }
 
 func rotateRight(n *entity) *entity {
