@@ -194,7 +194,10 @@ type groupState struct {
 type EEVDF struct {
 	// free holds the entities of dead tasks for reuse (TaskDead): a long
 	// run forks hundreds of thousands of tasks.
-	free   freelist.List[entity]
+	free freelist.List[entity]
+	// clock is the engine's clock, read by address (sched.Clocked); nil:
+	// ask each hook's RQ.
+	clock  *int64
 	cfg    *sched.Config
 	ver    version
 	cpus   []*cpuRQ
@@ -270,10 +273,23 @@ func build(cfg *sched.Config, ver version) (sched.Class, error) {
 
 func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 
+// SetClock implements sched.Clocked.
+func (c *EEVDF) SetClock(now *int64) { c.clock = now }
+
+// now is the time update_rq_clock reads: the engine's clock through the
+// address it gave (SetClock), which saves an interface call on every
+// hook, or env.Now() when no one gave one (tests, wrappers).
+func (c *EEVDF) now(env sched.RQ) int64 {
+	if c.clock != nil {
+		return *c.clock
+	}
+	return env.Now()
+}
+
 // rq returns env's CPU with its clock refreshed (update_rq_clock).
 func (c *EEVDF) rq(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
-	r.now = env.Now()
+	r.now = c.now(env)
 	if r.prev != nil {
 		// PutPrev is always followed by PickNext; anything else first
 		// completes the put.
@@ -288,7 +304,7 @@ func (c *EEVDF) rq(env sched.RQ) *cpuRQ {
 // check and tick.
 func (c *EEVDF) rqOf(env sched.RQ, t *sched.Task) *cpuRQ {
 	r := c.cpus[t.CPU]
-	r.now = env.Now()
+	r.now = c.now(env)
 	if r.prev != nil {
 		c.completePut(env, r)
 	}

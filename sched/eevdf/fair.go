@@ -581,7 +581,7 @@ func (c *EEVDF) PutPrev(env sched.RQ, prev *sched.Task) {
 func (c *EEVDF) schedClock(env sched.RQ) *cpuRQ {
 	r := c.cpus[env.CPU()]
 	if !r.skipClock {
-		r.now = env.Now()
+		r.now = c.now(env)
 	}
 	return r
 }
