@@ -125,12 +125,14 @@ func (ck *checker) queue(q *cfsRQ, name string) error {
 		case last != nil && !less(last, e):
 			return fmt.Errorf("queue %s: tree out of (deadline, insertion) order", name)
 		}
-		h, mv, mins, maxs := aggregates(e)
-		if h != e.height || mv != e.minV || mins != e.minSlice || maxs != e.maxSlice {
-			return fmt.Errorf("queue %s: stale subtree aggregates at an entity", name)
-		}
-		if bf := height(e.left) - height(e.right); bf < -1 || bf > 1 {
-			return fmt.Errorf("queue %s: tree out of balance (%d)", name, bf)
+		if q.tl.big {
+			h, mv, mins, maxs := aggregates(e)
+			if h != e.height || mv != e.minV || mins != e.minSlice || maxs != e.maxSlice {
+				return fmt.Errorf("queue %s: stale subtree aggregates at an entity", name)
+			}
+			if bf := height(e.left) - height(e.right); bf < -1 || bf > 1 {
+				return fmt.Errorf("queue %s: tree out of balance (%d)", name, bf)
+			}
 		}
 		last = e
 		ents = append(ents, e)
@@ -141,8 +143,11 @@ func (ck *checker) queue(q *cfsRQ, name string) error {
 	if err != nil {
 		return err
 	}
-	if len(ents) != q.tl.n || q.tl.first != leftmost(q.tl.root) || (len(ents) > 0 && q.tl.first != ents[0]) {
+	if len(ents) != q.tl.n || (len(ents) > 0 && q.tl.first != ents[0]) || (len(ents) == 0 && q.tl.first != nil) {
 		return fmt.Errorf("queue %s: tree count %d / leftmost inconsistent with its %d nodes", name, q.tl.n, len(ents))
+	}
+	if err := q.tl.checkForm(); err != nil {
+		return fmt.Errorf("queue %s: %v", name, err)
 	}
 	if sumW != q.sumW || sumWV != q.sumWV {
 		return fmt.Errorf("queue %s: sums (%d, %d) but the tree holds (%d, %d)", name, q.sumW, q.sumWV, sumW, sumWV)

@@ -485,9 +485,9 @@ func (q *cfsRQ) updateMinVruntime() {
 	if cur != nil {
 		v = cur.vruntime
 	}
-	if r := q.tl.root; r != nil {
-		if cur == nil || int64(r.minV-v) < 0 {
-			v = r.minV
+	if m, ok := q.tl.minVruntime(); ok {
+		if cur == nil || int64(m-v) < 0 {
+			v = m
 		}
 	}
 	if int64(v-q.v0) > 0 {

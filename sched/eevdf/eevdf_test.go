@@ -459,16 +459,29 @@ func TestDelayedDequeue(t *testing.T) {
 	}
 }
 
-// The tree keeps (deadline, insertion) order and exact aggregates, and the
-// pick's descent finds the earliest-deadline eligible entity, through
-// random inserts and removals.
+// The timeline keeps (deadline, insertion) order and exact aggregates in
+// both its forms, and the pick finds the earliest-deadline eligible
+// entity, through random inserts and removals: phases that grow the
+// queue to 300 and shrink it to none, so that it moves between the run
+// and the tree again and again.
 func TestTreeAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	q := &cfsRQ{v0: initialV0}
 	var in []*entity
 	cl := &EEVDF{ver: version{vprot: true}}
-	for step := 0; step < 20000; step++ {
-		if len(in) > 0 && (rng.IntN(3) == 0 || len(in) > 300) {
+	grow, toTree, toRun := true, 0, 0
+	for step := 0; step < 40000; step++ {
+		wasBig := q.tl.big
+		if len(in) >= 300 {
+			grow = false
+		} else if len(in) == 0 {
+			grow = true
+		}
+		removeP := 3 // one in three while growing, two in three while shrinking
+		if !grow {
+			removeP = 1
+		}
+		if len(in) > 0 && (rng.IntN(removeP+1) == 0 || !grow && rng.IntN(2) == 0) {
 			i := rng.IntN(len(in))
 			q.dequeueTree(in[i])
 			q.nr--
@@ -481,21 +494,32 @@ func TestTreeAgainstBruteForce(t *testing.T) {
 			q.nr++
 			in = append(in, e)
 		}
+		switch {
+		case q.tl.big && !wasBig:
+			toTree++
+		case !q.tl.big && wasBig:
+			toRun++
+		}
 		// Order, aggregates, balance.
 		var got []*entity
 		err := q.tl.walk(func(e *entity) error {
-			h, mv, mins, maxs := aggregates(e)
-			if h != e.height || mv != e.minV || mins != e.minSlice || maxs != e.maxSlice {
-				t.Fatalf("step %d: stale aggregates", step)
-			}
-			if bf := height(e.left) - height(e.right); bf < -1 || bf > 1 {
-				t.Fatalf("step %d: unbalanced", step)
+			if q.tl.big {
+				h, mv, mins, maxs := aggregates(e)
+				if h != e.height || mv != e.minV || mins != e.minSlice || maxs != e.maxSlice {
+					t.Fatalf("step %d: stale aggregates", step)
+				}
+				if bf := height(e.left) - height(e.right); bf < -1 || bf > 1 {
+					t.Fatalf("step %d: unbalanced", step)
+				}
 			}
 			got = append(got, e)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if err := q.tl.checkForm(); err != nil {
+			t.Fatalf("step %d: %v", step, err)
 		}
 		want := append([]*entity(nil), in...)
 		sort.Slice(want, func(i, j int) bool { return less(want[i], want[j]) })
@@ -513,6 +537,16 @@ func TestTreeAgainstBruteForce(t *testing.T) {
 		if q.tl.first != want[0] {
 			t.Fatalf("step %d: leftmost cache wrong", step)
 		}
+		minV, minS, maxS := want[0].vruntime, want[0].slice, want[0].slice
+		for _, e := range want {
+			if int64(e.vruntime-minV) < 0 {
+				minV = e.vruntime
+			}
+			minS, maxS = min(minS, e.slice), max(maxS, e.slice)
+		}
+		if v, ok := q.tl.minVruntime(); !ok || v != minV || q.tl.minSlice() != minS || q.tl.maxSlice() != maxS {
+			t.Fatalf("step %d: aggregates (%d %v, %d, %d), brute force (%d, %d, %d)", step, v, ok, q.tl.minSlice(), q.tl.maxSlice(), minV, minS, maxS)
+		}
 		var best *entity
 		for _, e := range want {
 			if q.eligible(e) {
@@ -525,6 +559,9 @@ func TestTreeAgainstBruteForce(t *testing.T) {
 			t.Fatalf("step %d: pick %p, brute force %p", step, p, best)
 		}
 		q.nr = len(in)
+	}
+	if toTree < 3 || toRun < 3 {
+		t.Errorf("the timeline moved to the tree %d times and back to the run %d", toTree, toRun)
 	}
 }
 
@@ -690,7 +727,7 @@ func TestCheckerCatchesBrokenInvariants(t *testing.T) {
 		{"vruntime moved behind the sums' back", func(c *EEVDF) {
 			q := &c.cpus[0].root
 			q.tl.first.vruntime -= 1000
-		}, "sums|stale subtree aggregates"},
+		}, "sums|stale subtree aggregates|stale run aggregates"},
 		{"lag beyond the bound", func(c *EEVDF) {
 			q := &c.cpus[0].root
 			e := q.tl.first

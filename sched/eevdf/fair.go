@@ -490,20 +490,7 @@ func (c *EEVDF) pickEEVDF(q *cfsRQ, protect, buddy bool) *entity {
 	}
 	best := q.tl.first
 	if best != nil && !q.eligible(best) {
-		// Every subtree left of a node has earlier deadlines: descend
-		// left while the left subtree holds an eligible vruntime.
-		best = nil
-		for n := q.tl.root; n != nil; {
-			if l := n.left; l != nil && q.vruntimeEligible(l.minV) {
-				n = l
-				continue
-			}
-			if q.eligible(n) {
-				best = n
-				break
-			}
-			n = n.right
-		}
+		best = q.tl.firstEligible(q)
 	}
 	if best == nil {
 		return cur
