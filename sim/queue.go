@@ -257,16 +257,18 @@ const blockBits, ringBits, ring0Bits, perBucket = 22, 13, 10, 16
 // instead of 1,456. Lower still, the seed loads on 64 CPUs cost 10-16 %
 // more at 128 (sigev-thread 1,144 → 1,326): their 64 ticks come due
 // together, more than a near run holds (nearMax), and each refill makes
-// the near part a heap. With fewer CPUs than that the split pays as soon
-// as the run is full (runMax, 32 timers), and the whole heap is not used:
-// one CPU with 40, 60 and 100 tasks cost 1,116, 1,121 and 1,164
+// the near part a heap. With fewer CPUs than that the split pays from
+// 24 timers, before the run is full (runMax), and the whole heap is not
+// used: one CPU with 40, 60 and 100 tasks cost 1,116, 1,121 and 1,164
 // instructions an event whole and 959, 965 and 969 split, 2 CPUs with 30
 // 1,383 and 1,273, 8 with 40 1,441 and 1,355, 32 with 128 1,484 and
-// 1,389; the seed loads on one CPU, whose few dozen timers fit the run,
+// 1,389; and one CPU with 25 and 30 tasks 1,020 and 1,065 in a run of
+// 32, whose insertions and cancels shift half of it, and 959 and 961
+// split at 24. The seed loads on one CPU, whose timers fit the run,
 // and the busy engine are unchanged.
 const (
 	splitAt, joinAt           = 256, 64
-	smallSplitAt, smallJoinAt = 32, 8
+	smallSplitAt, smallJoinAt = 24, 6
 )
 
 // sizeFor sets the sizes at which the queue of a machine of ncpu CPUs

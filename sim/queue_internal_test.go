@@ -336,7 +336,7 @@ func TestBucketsSizedByTheLastBlock(t *testing.T) {
 }
 
 // On a machine of fewer CPUs than a near run holds ticks (nearMax), the
-// queue splits from smallSplitAt timers, a full run (sizeFor): 100
+// queue splits from smallSplitAt timers (sizeFor): 100
 // sleeping tasks on one CPU wait far, where a whole heap of them cost
 // 1,164 instructions an event against 969; on 64 CPUs it stays whole
 // below splitAt.
