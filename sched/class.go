@@ -239,6 +239,15 @@ type Warmer interface {
 	Warm(t *Task) uint64
 }
 
+// Unchecked is implemented by a class that keeps state only its Checker
+// reads (EEVDF's account of the lag each queue's joins and leaves
+// impose). The engine calls SkipChecks once, before any other hook, on a
+// run whose invariants it will not check, and the class may then stop
+// keeping that state. A class that is never told keeps it.
+type Unchecked interface {
+	SkipChecks()
+}
+
 // Checker is implemented by classes that can verify their own invariants
 // (monotonic min_vruntime, load sums, tree membership). The engine calls it
 // after every event when checking is on.

@@ -200,6 +200,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Check {
 		e.checker, _ = class.(sched.Checker)
+	} else if u, ok := class.(sched.Unchecked); ok {
+		u.SkipChecks()
 	}
 	e.stack, _ = class.(*sched.Stack)
 	e.everyEvent = e.stack != nil || cfg.Check

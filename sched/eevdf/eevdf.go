@@ -197,11 +197,15 @@ type EEVDF struct {
 	free freelist.List[entity]
 	// clock is the engine's clock, read by address (sched.Clocked); nil:
 	// ask each hook's RQ.
-	clock  *int64
-	cfg    *sched.Config
-	ver    version
-	cpus   []*cpuRQ
-	groups []*groupState // creation order, for checks
+	clock *int64
+	// noLagAccount: no Checker will run (SkipChecks), so the queues'
+	// lag account (jumped, and the V before each join and leave) is not
+	// kept: it cost three divisions an enqueue and two a dequeue.
+	noLagAccount bool
+	cfg          *sched.Config
+	ver          version
+	cpus         []*cpuRQ
+	groups       []*groupState // creation order, for checks
 
 	baseSlice, normSlice int64
 	tick                 int64
@@ -275,6 +279,26 @@ func taskSE(t *sched.Task) *entity { return t.Sched.(*entity) }
 
 // SetClock implements sched.Clocked.
 func (c *EEVDF) SetClock(now *int64) { c.clock = now }
+
+// SkipChecks implements sched.Unchecked: the lag account is the
+// Checker's alone.
+func (c *EEVDF) SkipChecks() { c.noLagAccount = true }
+
+// vBefore is V before a join, leave, reweight or yield, for the lag
+// account (jumped); 0 when the account is not kept.
+func (c *EEVDF) vBefore(q *cfsRQ) uint64 {
+	if c.noLagAccount {
+		return 0
+	}
+	return q.avg()
+}
+
+// jumped is q.jumped unless the account is not kept.
+func (c *EEVDF) jumped(q *cfsRQ, before uint64, se *entity) {
+	if !c.noLagAccount {
+		q.jumped(before, se)
+	}
+}
 
 // now is the time update_rq_clock reads: the engine's clock through the
 // address it gave (SetClock), which saves an interface call on every

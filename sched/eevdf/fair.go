@@ -153,14 +153,14 @@ func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 	isCurr := q.curr == se
 	initial := flags&enqInitial != 0
-	before := q.avg()
+	before := c.vBefore(q)
 	if isCurr {
 		c.placeEntity(q, se, initial)
 	}
 	c.updateCurr(env, q)
 	c.updateCfsGroup(env, se)
 	if !isCurr {
-		before = q.avg()
+		before = c.vBefore(q)
 		c.placeEntity(q, se, initial)
 	}
 	q.addLoad(se.w)
@@ -169,7 +169,7 @@ func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 		q.enqueueTree(se)
 	}
 	se.onRQ = true
-	q.jumped(before, se)
+	c.jumped(q, before, se)
 }
 
 // dequeueEntity is dequeue_entity. It returns false when the entity stays
@@ -183,7 +183,7 @@ func (c *EEVDF) dequeueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) boo
 		se.delayed = true
 		return false
 	}
-	before := q.avg()
+	before := c.vBefore(q)
 	c.updateEntityLag(q, se)
 	if se != q.curr {
 		q.dequeueTree(se) // before the key (deadline) changes
@@ -195,7 +195,7 @@ func (c *EEVDF) dequeueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) boo
 	se.onRQ = false
 	q.subLoad(se.w)
 	q.nr--
-	q.jumped(before, nil)
+	c.jumped(q, before, nil)
 	if !c.ver.zeroVruntime {
 		q.updateMinVruntime()
 	}
@@ -307,7 +307,7 @@ func (c *EEVDF) requeueDelayed(se *entity) {
 	if c.delayZero {
 		c.updateEntityLag(q, se)
 		if se.vlag > 0 {
-			before := q.avg()
+			before := c.vBefore(q)
 			q.nr--
 			if se != q.curr {
 				q.dequeueTree(se)
@@ -318,7 +318,7 @@ func (c *EEVDF) requeueDelayed(se *entity) {
 				q.enqueueTree(se)
 			}
 			q.nr++
-			q.jumped(before, se)
+			c.jumped(q, before, se)
 		}
 	}
 	se.delayed = false
@@ -354,7 +354,7 @@ func (c *EEVDF) reweightEntity(env sched.RQ, q *cfsRQ, se *entity, w, inv uint64
 	var before uint64
 	if onRQ {
 		c.updateCurr(env, q)
-		before = q.avg()
+		before = c.vBefore(q)
 		if isCurr && c.protected(se) {
 			hadProt = true
 			relProt = int64(se.vprot - se.vruntime)
@@ -383,7 +383,7 @@ func (c *EEVDF) reweightEntity(env sched.RQ, q *cfsRQ, se *entity, w, inv uint64
 			q.enqueueTree(se)
 		}
 		q.nr++
-		q.jumped(before, se)
+		c.jumped(q, before, se)
 		if hadProt {
 			if c.ver.vprot {
 				se.vprot = se.vruntime + uint64(relProt)
@@ -942,10 +942,10 @@ func (c *EEVDF) Yield(env sched.RQ, curr *sched.Task) {
 	clearBuddies(q, se)
 	c.updateCurr(env, q)
 	if q.eligible(se) {
-		before := q.avg()
+		before := c.vBefore(q)
 		se.vruntime = se.deadline
 		se.deadline += calcDeltaFair(se.slice, se)
-		q.jumped(before, se)
+		c.jumped(q, before, se)
 	}
 }
 

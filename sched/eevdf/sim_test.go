@@ -408,3 +408,21 @@ func TestWakeeWaitsForTheTick612(t *testing.T) {
 		}
 	}
 }
+
+// A run without checks keeps no lag account (SkipChecks), and that
+// changes nothing it does: the same load, with its joins, leaves,
+// reweights (nice, groups) and yields, traces the same events checked
+// and unchecked.
+func TestSkipChecksChangesNothing(t *testing.T) {
+	for _, p := range profiles {
+		var got [2][]trace.Event
+		for i, check := range []bool{true, false} {
+			rec := &trace.Recorder{}
+			runSim(t, sim.Config{Spec: spec(t, mixed), Sched: config(t, p, 2, nil, nil), Duration: 1e9, Sink: rec, Check: check})
+			got[i] = rec.Events
+		}
+		if len(got[0]) == 0 || fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+			t.Errorf("%s: %d events checked, %d unchecked, or they differ", p, len(got[0]), len(got[1]))
+		}
+	}
+}
