@@ -119,18 +119,18 @@ func (t *timer) taskOrNil() *Task {
 // perBucket timers each, counted when it begins (ring0 is empty then,
 // so the division can change), or as the last block's buckets brought,
 // if more (passed: with a task a CPU most are armed during the block):
-// one CPU with 10,000 tasks has a few
-// dozen timers a block, which go to the near part in one or a few
-// buckets (finer ones there cost more in refills and in moves down from
-// ring1 than they saved), 1,024 CPUs take 4 µs buckets, which keep the
-// near part to a few dozen timers (with the far heap's 1 ms window it
-// held a millisecond of every CPU's ticks, work and wakeups,
-// thousands). The order is (when, arming) in the near part and every
-// near entry is due before every far one, so the earliest timer is the
-// near part's and the order is the whole heap's. A queue of a few dozen
-// timers (the seed loads) stays whole: the split's own work cost it 3 %
-// of its instructions. A whole queue of fewer than runMax timers (the seed
-// loads keep three to eight) is not a heap but a sorted run (sortedRun).
+// one CPU with 10,000 tasks has a few dozen timers a block, which go
+// to the near part in one or a few buckets (finer ones there cost more
+// in refills and in moves down from ring1 than they saved), 1,024 CPUs
+// take 4 µs buckets, which keep the near part to a few dozen timers
+// (with the far heap's 1 ms window it held a millisecond of every CPU's
+// ticks, work and wakeups, thousands). The order is (when, arming) in
+// the near part and every near entry is due before every far one, so
+// the earliest timer is the near part's and the order is the whole
+// heap's. A queue of fewer timers than it splits at (splitAt, or
+// smallSplitAt on a machine of fewer CPUs than nearMax: sizeFor) stays
+// whole, and a whole queue of fewer than runMax timers (the seed loads
+// keep three to eight) is not a heap but a sorted run (sortedRun).
 type eventQueue struct {
 	// small: the near entries (all, while the queue is whole) are in
 	// run; otherwise the queue is big, and they are in h. A whole queue
