@@ -271,11 +271,11 @@ const (
 	smallSplitAt, smallJoinAt = 24, 6
 )
 
-// sizeFor sets the sizes at which the queue of a machine of ncpu CPUs
-// splits and joins (splitAt and joinAt, or smallSplitAt and smallJoinAt
-// with fewer CPUs than nearMax), unless a test has set them.
+// sizeFor sets the sizes at which the new queue of a machine of ncpu
+// CPUs splits and joins: smallSplitAt and smallJoinAt with fewer CPUs
+// than nearMax, else splitAt and joinAt (splitN and joinN left 0).
 func (q *eventQueue) sizeFor(ncpu int) {
-	if q.splitN == 0 && q.joinN == 0 && ncpu < nearMax {
+	if ncpu < nearMax {
 		q.splitN, q.joinN = smallSplitAt, smallJoinAt
 	}
 }

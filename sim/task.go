@@ -48,8 +48,8 @@ type mark struct {
 // wakeup finds its task gone from the caches, and every line it reaches
 // is a miss and a line more that the others' must share the cache with:
 // the lines held for each sleeper decide whether they all fit (on the
-// machine of issue 16 a random load costs 7-45 ns within 6 MiB and
-// 140-160 ns beyond; BenchmarkMemoryChase). TestTaskLayout checks the
+// machine of issue 16 a random load costs 6-55 ns within 4 MiB and
+// 110-180 ns beyond 8; BenchmarkMemoryChase). TestTaskHotPart checks the
 // hot part's bounds; warm reads its lines.
 type Task struct {
 	state  taskState

@@ -153,8 +153,11 @@ func (c *EEVDF) placeEntity(q *cfsRQ, se *entity, initial bool) {
 func (c *EEVDF) enqueueEntity(env sched.RQ, q *cfsRQ, se *entity, flags int) {
 	isCurr := q.curr == se
 	initial := flags&enqInitial != 0
-	before := c.vBefore(q)
+	// V before the join, for the lag account: curr is placed before
+	// update_curr, any other entity after it.
+	var before uint64
 	if isCurr {
+		before = c.vBefore(q)
 		c.placeEntity(q, se, initial)
 	}
 	c.updateCurr(env, q)
